@@ -1,0 +1,1 @@
+//! Controllers acting through the core control interfaces (filled by the control toolbox work).

@@ -1,0 +1,144 @@
+//! Linear complementarity problems: find z with
+//!
+//! w = M z + q,   0 ≤ w ⊥ z ≥ 0.
+//!
+//! Solvers: [`Lemke`] (complementary pivoting, lexicographic), [`Pgs`]
+//! (projected Gauss–Seidel and over-relaxed PSOR), [`Enumeration`] (all 2ⁿ
+//! active sets, small n), [`NewtonFb`] (semismooth Newton on the
+//! Fischer–Burmeister function) and [`DefaultLcp`], which chains them.
+
+mod default;
+mod enumeration;
+pub(crate) use enumeration::next_combination as next_combination_pub;
+mod lemke;
+mod newton_fb;
+mod pgs;
+
+pub use default::DefaultLcp;
+pub use enumeration::Enumeration;
+pub use lemke::Lemke;
+pub use newton_fb::NewtonFb;
+pub use pgs::Pgs;
+
+use super::error::{check_finite, check_len, NumericsError, Result};
+use super::matrix::{Matrix, ProblemMatrix};
+use super::report::SolveReport;
+use super::residual::{lcp_natural_norm, norm2};
+use super::settings::SolverSettings;
+
+/// An LCP (M, q): w = M z + q, 0 ≤ w ⊥ z ≥ 0.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lcp {
+    /// The n × n matrix M.
+    pub m: Matrix,
+    /// The vector q of length n.
+    pub q: Vec<f64>,
+}
+
+impl Lcp {
+    /// Builds and validates an LCP.
+    pub fn new(m: impl Into<Matrix>, q: Vec<f64>) -> Result<Self> {
+        let lcp = Lcp { m: m.into(), q };
+        lcp.validate()?;
+        Ok(lcp)
+    }
+
+    /// n.
+    pub fn size(&self) -> usize {
+        self.q.len()
+    }
+
+    /// Checks that M is square n × n and M, q are finite. Every solver calls it.
+    pub fn validate(&self) -> Result<()> {
+        self.m.check_square("M", self.q.len())?;
+        check_finite("q", &self.q)
+    }
+
+    /// Validates the problem and the caller's vectors before a solve.
+    pub(crate) fn check_vectors(&self, z: &[f64], w: &[f64]) -> Result<()> {
+        self.validate()?;
+        check_len("z", z, self.size())?;
+        check_len("w", w, self.size())?;
+        check_finite("z (initial guess)", z)
+    }
+
+    /// w ← M z + q.
+    pub fn compute_w(&self, z: &[f64], w: &mut [f64]) {
+        w.copy_from_slice(&self.q);
+        self.m.gemv(1.0, z, 1.0, w);
+    }
+
+    /// Error measures of z, w (with w = M z + q already computed):
+    /// `(normalised, absolute)` where absolute = ‖min(z, w)‖₂ and
+    /// normalised = absolute / ‖q‖₂ (Siconos' `lcp_compute_error`
+    /// normalisation; absolute when q = 0).
+    pub fn errors(&self, z: &[f64], w: &[f64]) -> (f64, f64) {
+        let abs = lcp_natural_norm(z, w);
+        let nq = norm2(&self.q);
+        let rel = if nq > 0.0 { abs / nq } else { abs };
+        (rel, abs)
+    }
+}
+
+/// A solver of LCPs. Once it has solved a problem of size n, further solves
+/// of size n do not allocate.
+pub trait LcpSolver {
+    /// Name used in reports and on the command line.
+    fn name(&self) -> &'static str;
+    /// Solves `problem`. `z` holds the initial guess (iterative solvers) and
+    /// receives the solution; `w` receives M z + q. The report's status says
+    /// whether the vectors are a solution; errors are for bad input only.
+    fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport>;
+}
+
+/// Names of the LCP solvers, as accepted by [`lcp_solver`].
+pub const LCP_SOLVERS: &str = "default, lemke, pgs, psor, enum, newton-fb";
+
+/// Builds an LCP solver by name (see [`LCP_SOLVERS`]).
+pub fn lcp_solver(name: &str, settings: SolverSettings) -> Result<Box<dyn LcpSolver>> {
+    settings.validate()?;
+    Ok(match name {
+        "default" => Box::new(DefaultLcp::new(settings)),
+        "lemke" => Box::new(Lemke::new(settings)),
+        "pgs" => Box::new(Pgs::new(settings)),
+        "psor" => Box::new(Pgs::psor(settings)),
+        "enum" => Box::new(Enumeration::new(settings)),
+        "newton-fb" => Box::new(NewtonFb::new(settings)),
+        _ => {
+            return Err(NumericsError::UnknownSolver {
+                name: name.to_string(),
+                family: "LCP",
+                known: LCP_SOLVERS,
+            })
+        }
+    })
+}
+
+/// Finishes a solve: recomputes w = M z + q and both error measures from z,
+/// and decides between `Solved` and `otherwise` on the tolerance.
+pub(crate) fn finish(
+    problem: &Lcp,
+    z: &[f64],
+    w: &mut [f64],
+    solver: &'static str,
+    iterations: usize,
+    tolerance: f64,
+    otherwise: super::report::SolveStatus,
+    start: std::time::Instant,
+) -> SolveReport {
+    problem.compute_w(z, w);
+    let (error, error_abs) = problem.errors(z, w);
+    let status = if error <= tolerance && z.iter().all(|v| v.is_finite()) {
+        super::report::SolveStatus::Solved
+    } else {
+        otherwise
+    };
+    SolveReport {
+        status,
+        solver,
+        iterations,
+        error,
+        error_abs,
+        time: start.elapsed(),
+    }
+}

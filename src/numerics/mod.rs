@@ -1,0 +1,28 @@
+//! Numerics: one-step nonsmooth problems and their solvers. This layer knows
+//! nothing about models.
+//!
+//! * [`lcp`]: linear complementarity problems;
+//! * [`mlcp`]: mixed linear complementarity problems;
+//! * [`relay`]: relay (box-constrained) problems;
+//! * [`qp`]: convex quadratic programs (interior point, through Clarabel).
+//!
+//! Every solve returns a [`SolveReport`] — a status, the iterations, the
+//! absolute natural-map error and its normalised form, the time — or a
+//! [`NumericsError`] for bad input. Once sized, the complementarity solvers
+//! solve further problems of the same size without allocating.
+
+pub mod dense_lu;
+pub mod error;
+pub(crate) mod fb_newton;
+pub mod mlcp;
+pub mod relay;
+pub mod lcp;
+pub mod matrix;
+pub mod report;
+pub mod residual;
+pub mod settings;
+
+pub use error::{NumericsError, Result};
+pub use matrix::{BlockSparseMatrix, Matrix, ProblemMatrix};
+pub use report::{SolveReport, SolveStatus};
+pub use settings::SolverSettings;

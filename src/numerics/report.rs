@@ -1,0 +1,76 @@
+//! The outcome of a solve: a status plus the measures that justify it.
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// Why a solver stopped. Only [`SolveStatus::Solved`] means the returned
+/// vectors satisfy the problem to the requested tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolveStatus {
+    /// The error measure is at or below the tolerance.
+    Solved,
+    /// The iteration limit was reached before the tolerance.
+    IterationLimit,
+    /// Lemke's method ended on a secondary ray: it found no solution. For a
+    /// copositive-plus matrix this proves that none exists.
+    RayTermination,
+    /// An exhaustive method proved that no solution exists.
+    NoSolution,
+    /// Singular pivots, non-finite iterates or a failed line search.
+    NumericalTrouble,
+}
+
+impl SolveStatus {
+    /// Short lowercase name, as printed by the command-line tool.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SolveStatus::Solved => "solved",
+            SolveStatus::IterationLimit => "iteration_limit",
+            SolveStatus::RayTermination => "ray_termination",
+            SolveStatus::NoSolution => "no_solution",
+            SolveStatus::NumericalTrouble => "numerical_trouble",
+        }
+    }
+
+    /// True only for [`SolveStatus::Solved`].
+    pub fn is_solved(self) -> bool {
+        self == SolveStatus::Solved
+    }
+}
+
+impl std::fmt::Display for SolveStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a solve did and how good its answer is.
+///
+/// Both error measures are recomputed from the returned vectors, independently
+/// of the solver's internal iterates:
+/// * `error_abs` — the absolute natural-map norm ‖x − P(x − F(x))‖₂ of the
+///   problem family (see each problem's `residual`);
+/// * `error` — the same normalised as Siconos normalises it for the family
+///   (the measure the tolerance applies to).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SolveReport {
+    /// Why the solver stopped.
+    pub status: SolveStatus,
+    /// Name of the solver that produced the returned vectors.
+    pub solver: &'static str,
+    /// Iterations (pivots for Lemke, sweeps for Gauss–Seidel, Newton steps,
+    /// subsets tried for enumeration; summed over a chain).
+    pub iterations: usize,
+    /// Normalised error (the tolerance applies to it).
+    pub error: f64,
+    /// Absolute natural-map norm.
+    pub error_abs: f64,
+    /// Wall time of the solve.
+    #[serde(serialize_with = "ser_secs")]
+    pub time: Duration,
+}
+
+fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
