@@ -1,1 +1,14 @@
+//! nonsmooth: modelling, simulation and control of nonsmooth dynamical
+//! systems — mechanical systems with impacts and friction, circuits with ideal
+//! diodes and switches, sliding-mode and switching controllers.
+//!
+//! Layers, each using only those below it: [`numerics`] (one-step
+//! complementarity, relay and QP solvers) → modelling → simulation → control →
+//! [`io`] (files) → command-line tool and FMI export.
+
+// Numerical kernels index several arrays with one loop variable, mirroring the
+// equations in their doc comments; iterator rewrites would obscure them.
+#![allow(clippy::needless_range_loop)]
+
+pub mod io;
 pub mod numerics;

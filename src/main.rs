@@ -1,1 +1,7 @@
-fn main() {}
+//! The `nonsmooth` command-line tool. See `nonsmooth --help`.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -22,14 +22,26 @@ fn assert_lcp_solution(m: &DMatrix<f64>, q: &[f64], z: &[f64], tol: f64) {
         let wi: f64 = q[i] + (0..n).map(|j| m[(i, j)] * z[j]).sum::<f64>();
         assert!(z[i] >= -tol * scale, "z[{i}] = {} < 0", z[i]);
         assert!(wi >= -tol * scale, "w[{i}] = {wi} < 0");
-        assert!((z[i] * wi).abs() <= tol * scale * scale, "z[{i}] w[{i}] = {} ≠ 0", z[i] * wi);
+        assert!(
+            (z[i] * wi).abs() <= tol * scale * scale,
+            "z[{i}] w[{i}] = {} ≠ 0",
+            z[i] * wi
+        );
     }
 }
 
 /// Plants a complementary pair: support chosen by `pattern` (true = z active).
 fn planted(pattern: &[bool], mags: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let z = pattern.iter().zip(mags).map(|(&p, &a)| if p { a } else { 0.0 }).collect();
-    let w = pattern.iter().zip(mags).map(|(&p, &a)| if p { 0.0 } else { a }).collect();
+    let z = pattern
+        .iter()
+        .zip(mags)
+        .map(|(&p, &a)| if p { a } else { 0.0 })
+        .collect();
+    let w = pattern
+        .iter()
+        .zip(mags)
+        .map(|(&p, &a)| if p { 0.0 } else { a })
+        .collect();
     (z, w)
 }
 
@@ -217,8 +229,16 @@ proptest! {
 /// submatrix is nonsingular and enumeration proves there is no solution.
 #[test]
 fn infeasible_lcp_is_never_reported_solved() {
-    let skew = Lcp::new(DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -1.0, 0.0]), vec![-1.0, -1.0]).unwrap();
-    let diag = Lcp::new(DMatrix::from_row_slice(2, 2, &[-1.0, 0.0, 0.0, 2.0]), vec![-1.0, -1.0]).unwrap();
+    let skew = Lcp::new(
+        DMatrix::from_row_slice(2, 2, &[0.0, 1.0, -1.0, 0.0]),
+        vec![-1.0, -1.0],
+    )
+    .unwrap();
+    let diag = Lcp::new(
+        DMatrix::from_row_slice(2, 2, &[-1.0, 0.0, 0.0, 2.0]),
+        vec![-1.0, -1.0],
+    )
+    .unwrap();
     for (lcp, proof) in [(&skew, None), (&diag, Some(SolveStatus::NoSolution))] {
         for name in ["default", "lemke", "newton-fb", "enum", "pgs"] {
             let mut solver = lcp_solver(name, settings()).unwrap();

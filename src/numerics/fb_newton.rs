@@ -90,8 +90,7 @@ impl FbNewton {
         q: &[f64],
         n_eq: usize,
         x: &mut [f64],
-        tol: f64,
-        max_iter: usize,
+        (tol, max_iter): (f64, usize),
         mut error: impl FnMut(&[f64], &[f64]) -> f64,
     ) -> (SolveStatus, usize) {
         let n = x.len();
@@ -131,14 +130,14 @@ impl FbNewton {
                 lu_solve(&self.jac, n, &self.piv, &mut self.d);
                 let slope: f64 = self.grad.iter().zip(&self.d).map(|(g, d)| g * d).sum();
                 let dn = self.d.iter().map(|v| v * v).sum::<f64>().sqrt();
-                newton_ok =
-                    self.d.iter().all(|v| v.is_finite()) && slope <= -DESCENT_RHO * dn.powf(DESCENT_P);
+                newton_ok = self.d.iter().all(|v| v.is_finite())
+                    && slope <= -DESCENT_RHO * dn.powf(DESCENT_P);
             }
             if !newton_ok {
                 self.d.iter_mut().zip(&self.grad).for_each(|(d, g)| *d = -g);
             }
             let slope: f64 = self.grad.iter().zip(&self.d).map(|(g, d)| g * d).sum();
-            if !(slope < 0.0) {
+            if slope.is_nan() || slope >= 0.0 {
                 return (SolveStatus::NumericalTrouble, it);
             }
             // Armijo backtracking on Ψ.

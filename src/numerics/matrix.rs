@@ -169,7 +169,7 @@ impl BlockSparseMatrix {
         }
         let mut row_block = Vec::with_capacity(*row_offsets.last().unwrap_or(&0));
         for (r, s) in row_sizes.iter().enumerate() {
-            row_block.extend(std::iter::repeat(r).take(*s));
+            row_block.extend(std::iter::repeat_n(r, *s));
         }
         Ok(BlockSparseMatrix {
             row_offsets,

@@ -14,10 +14,11 @@
 pub mod dense_lu;
 pub mod error;
 pub(crate) mod fb_newton;
-pub mod mlcp;
-pub mod relay;
 pub mod lcp;
 pub mod matrix;
+pub mod mlcp;
+pub mod qp;
+pub mod relay;
 pub mod report;
 pub mod residual;
 pub mod settings;

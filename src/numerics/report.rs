@@ -74,3 +74,50 @@ pub struct SolveReport {
 fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
 }
+
+/// A problem whose candidate solutions can be measured: every family implements
+/// it, and every solver ends through [`finish`].
+pub(crate) trait Measured {
+    /// w ← M z + q.
+    fn compute_w(&self, z: &[f64], w: &mut [f64]);
+    /// `(normalised, absolute)` error of (z, w).
+    fn errors(&self, z: &[f64], w: &[f64]) -> (f64, f64);
+}
+
+/// How a solver's iteration ended, before the returned vectors are measured.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stop {
+    /// Solver that produced z.
+    pub solver: &'static str,
+    /// Its iteration count.
+    pub iterations: usize,
+    /// The status to report if z does not meet the tolerance.
+    pub otherwise: SolveStatus,
+}
+
+/// Ends a solve: recomputes w = M z + q and both error measures from z, and
+/// reports `Solved` exactly when the normalised error meets the tolerance.
+pub(crate) fn finish<P: Measured>(
+    problem: &P,
+    z: &[f64],
+    w: &mut [f64],
+    stop: Stop,
+    tolerance: f64,
+    start: std::time::Instant,
+) -> SolveReport {
+    problem.compute_w(z, w);
+    let (error, error_abs) = problem.errors(z, w);
+    let status = if error <= tolerance && z.iter().all(|v| v.is_finite()) {
+        SolveStatus::Solved
+    } else {
+        stop.otherwise
+    };
+    SolveReport {
+        status,
+        solver: stop.solver,
+        iterations: stop.iterations,
+        error,
+        error_abs,
+        time: start.elapsed(),
+    }
+}

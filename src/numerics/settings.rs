@@ -55,7 +55,10 @@ impl SolverSettings {
         if self.enumeration_max_size > 30 {
             return Err(NumericsError::InvalidSetting {
                 name: "enumeration_max_size",
-                reason: format!("at most 30 (2^30 subsets), got {}", self.enumeration_max_size),
+                reason: format!(
+                    "at most 30 (2^30 subsets), got {}",
+                    self.enumeration_max_size
+                ),
             });
         }
         Ok(())

@@ -246,6 +246,15 @@ class Problem:
 def worker_info(path, family, out):
     prob = Problem(family, path)
     res = {"n": prob.n, "n_eq": prob.n_eq, "m_comp": prob.m_comp, "storage": prob.storage}
+    try:
+        # error of the trivial guess z = 0 (w = q): tells whether z = 0 already solves it
+        import numpy as np
+        z = np.zeros(prob.dim)
+        e0 = prob.compute_error(z, z.copy())
+        res["error_at_zero"] = e0 if math.isfinite(e0) else None
+    except Exception as exc:  # noqa: BLE001 - informative only
+        res["error_at_zero"] = None
+        res["error_at_zero_failure"] = repr(exc)
     with open(out, "w") as f:
         json.dump(res, f)
 
@@ -502,7 +511,8 @@ def main(argv):
         print("[load] %-40s %s" % (rel, "ok n=%d" % data["n"] if data else outcome + " " + msg),
               flush=True)
 
-    # probe every solver once on the smallest loadable problem of its family;
+    # probe every solver once on the smallest dense problem of its family that
+    # z = 0 does not already solve;
     # a solver is "unavailable" in this build when the probe says so
     # (missing third-party code) or when it depends on an optional package that
     # SiconosConfig.h reports as not built in and the probe does not solve.
@@ -513,7 +523,8 @@ def main(argv):
     for fam in families:
         cands = [(info[rel][0]["n"], os.path.getsize(path), path, rel)
                  for f, path, rel in problems if f == fam and info[rel][0] is not None
-                 and info[rel][0]["storage"] == "dense"]
+                 and info[rel][0]["storage"] == "dense"
+                 and (info[rel][0].get("error_at_zero") or 0.0) > 1e-3]
         if not cands:
             continue
         _, _, ppath, prel = min(cands)

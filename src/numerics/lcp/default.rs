@@ -81,7 +81,9 @@ impl LcpSolver for DefaultLcp {
                     z.copy_from_slice(&self.best_z);
                     self.pgs.solve(problem, z, w)?
                 }
-                3 if n <= self.settings.enumeration_max_size => self.enumeration.solve(problem, z, w)?,
+                3 if n <= self.settings.enumeration_max_size => {
+                    self.enumeration.solve(problem, z, w)?
+                }
                 _ => continue,
             };
             iterations += report.iterations;

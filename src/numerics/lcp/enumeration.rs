@@ -10,10 +10,11 @@
 
 use std::time::Instant;
 
-use super::{finish, Lcp, LcpSolver};
+use super::{Lcp, LcpSolver};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::ProblemMatrix;
+use crate::numerics::report::{finish, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
 
@@ -108,7 +109,18 @@ impl LcpSolver for Enumeration {
                         }
                         problem.compute_w(z, w);
                         if problem.errors(z, w).0 <= tol {
-                            return Ok(finish(problem, z, w, "enum", tried, tol, SolveStatus::Solved, start));
+                            return Ok(finish(
+                                problem,
+                                z,
+                                w,
+                                Stop {
+                                    solver: "enum",
+                                    iterations: tried,
+                                    otherwise: SolveStatus::Solved,
+                                },
+                                tol,
+                                start,
+                            ));
                         }
                     }
                 } else {
@@ -125,7 +137,18 @@ impl LcpSolver for Enumeration {
             SolveStatus::NoSolution
         };
         z.iter_mut().for_each(|v| *v = 0.0);
-        Ok(finish(problem, z, w, "enum", tried, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: "enum",
+                iterations: tried,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }
 

@@ -16,9 +16,10 @@ use std::time::Instant;
 
 use nalgebra::DMatrix;
 
-use super::{finish, Lcp, LcpSolver};
+use super::{Lcp, LcpSolver};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::ProblemMatrix;
+use crate::numerics::report::{finish, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
 
@@ -168,7 +169,18 @@ impl LcpSolver for Lemke {
         z.iter_mut().for_each(|v| *v = 0.0);
         // q ≥ 0: z = 0 solves it.
         if problem.q.iter().all(|&qi| qi >= 0.0) {
-            return Ok(finish(problem, z, w, self.name(), 0, tol, SolveStatus::NumericalTrouble, start));
+            return Ok(finish(
+                problem,
+                z,
+                w,
+                Stop {
+                    solver: self.name(),
+                    iterations: 0,
+                    otherwise: SolveStatus::NumericalTrouble,
+                },
+                tol,
+                start,
+            ));
         }
         let ws = &mut self.ws;
         ws.resize(n);
@@ -195,7 +207,11 @@ impl LcpSolver for Lemke {
         let mut pivots = 1;
         let mut status = SolveStatus::IterationLimit;
         while pivots < max_pivots {
-            let entering = if leaving < n { leaving + n } else { leaving - n };
+            let entering = if leaving < n {
+                leaving + n
+            } else {
+                leaving - n
+            };
             load_column(ws, entering);
             let Some(r) = ratio_test(ws) else {
                 status = SolveStatus::RayTermination;
@@ -215,6 +231,17 @@ impl LcpSolver for Lemke {
                 z[v - n] = ws.xb[i].max(0.0);
             }
         }
-        Ok(finish(problem, z, w, self.name(), pivots, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: self.name(),
+                iterations: pivots,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }

@@ -114,31 +114,11 @@ pub fn lcp_solver(name: &str, settings: SolverSettings) -> Result<Box<dyn LcpSol
     })
 }
 
-/// Finishes a solve: recomputes w = M z + q and both error measures from z,
-/// and decides between `Solved` and `otherwise` on the tolerance.
-pub(crate) fn finish(
-    problem: &Lcp,
-    z: &[f64],
-    w: &mut [f64],
-    solver: &'static str,
-    iterations: usize,
-    tolerance: f64,
-    otherwise: super::report::SolveStatus,
-    start: std::time::Instant,
-) -> SolveReport {
-    problem.compute_w(z, w);
-    let (error, error_abs) = problem.errors(z, w);
-    let status = if error <= tolerance && z.iter().all(|v| v.is_finite()) {
-        super::report::SolveStatus::Solved
-    } else {
-        otherwise
-    };
-    SolveReport {
-        status,
-        solver,
-        iterations,
-        error,
-        error_abs,
-        time: start.elapsed(),
+impl super::report::Measured for Lcp {
+    fn compute_w(&self, z: &[f64], w: &mut [f64]) {
+        Lcp::compute_w(self, z, w)
+    }
+    fn errors(&self, z: &[f64], w: &[f64]) -> (f64, f64) {
+        Lcp::errors(self, z, w)
     }
 }

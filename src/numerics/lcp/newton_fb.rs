@@ -8,11 +8,12 @@ use std::time::Instant;
 
 use nalgebra::DMatrix;
 
-use super::{finish, Lcp, LcpSolver};
+use super::{Lcp, LcpSolver};
 use crate::numerics::error::Result;
 use crate::numerics::fb_newton::FbNewton;
 use crate::numerics::matrix::ProblemMatrix;
 use crate::numerics::report::SolveReport;
+use crate::numerics::report::{finish, Stop};
 use crate::numerics::residual::lcp_natural_norm;
 use crate::numerics::settings::SolverSettings;
 
@@ -57,10 +58,20 @@ impl LcpSolver for NewtonFb {
             &problem.q,
             0,
             z,
-            tol,
-            self.settings.iterations_or(100),
+            (tol, self.settings.iterations_or(100)),
             |x, f| lcp_natural_norm(x, f) / scale,
         );
-        Ok(finish(problem, z, w, self.name(), iters, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: self.name(),
+                iterations: iters,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }

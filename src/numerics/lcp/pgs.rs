@@ -12,9 +12,10 @@
 
 use std::time::Instant;
 
-use super::{finish, Lcp, LcpSolver};
+use super::{Lcp, LcpSolver};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::ProblemMatrix;
+use crate::numerics::report::{finish, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
 
@@ -47,8 +48,11 @@ impl Pgs {
 }
 
 /// Returns the first index whose diagonal entry is not strictly positive.
-pub(crate) fn first_nonpositive_diagonal(m: &impl ProblemMatrix, range: std::ops::Range<usize>) -> Option<(usize, f64)> {
-    range.map(|i| (i, m.diagonal(i))).find(|&(_, d)| !(d > 0.0))
+pub(crate) fn first_nonpositive_diagonal(
+    m: &impl ProblemMatrix,
+    range: std::ops::Range<usize>,
+) -> Option<(usize, f64)> {
+    range.map(|i| (i, m.diagonal(i))).find(|&(_, d)| d <= 0.0)
 }
 
 impl LcpSolver for Pgs {
@@ -73,7 +77,18 @@ impl LcpSolver for Pgs {
         z.iter_mut().for_each(|v| *v = v.max(0.0));
         problem.compute_w(z, w);
         if problem.errors(z, w).0 <= tol {
-            return Ok(finish(problem, z, w, self.name, 0, tol, SolveStatus::IterationLimit, start));
+            return Ok(finish(
+                problem,
+                z,
+                w,
+                Stop {
+                    solver: self.name,
+                    iterations: 0,
+                    otherwise: SolveStatus::IterationLimit,
+                },
+                tol,
+                start,
+            ));
         }
         let m = &problem.m;
         let mut status = SolveStatus::IterationLimit;
@@ -94,6 +109,17 @@ impl LcpSolver for Pgs {
                 break;
             }
         }
-        Ok(finish(problem, z, w, self.name, sweeps, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: self.name,
+                iterations: sweeps,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }

@@ -166,3 +166,12 @@ pub fn mlcp_solver(name: &str, settings: SolverSettings) -> Result<Box<dyn MlcpS
         }
     })
 }
+
+impl super::report::Measured for Mlcp {
+    fn compute_w(&self, z: &[f64], w: &mut [f64]) {
+        Mlcp::compute_w(self, z, w)
+    }
+    fn errors(&self, z: &[f64], w: &[f64]) -> (f64, f64) {
+        Mlcp::errors(self, z, w)
+    }
+}

@@ -12,7 +12,7 @@ use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::fb_newton::FbNewton;
 use crate::numerics::lcp::{next_combination_pub as next_combination, Lcp, LcpSolver, Lemke};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
-use crate::numerics::report::{SolveReport, SolveStatus};
+use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::residual::norm2;
 use crate::numerics::settings::SolverSettings;
 
@@ -28,33 +28,6 @@ pub trait MlcpSolver {
 
 /// Names of the MLCP solvers, as accepted by [`super::mlcp_solver`].
 pub const MLCP_SOLVERS: &str = "default, newton-fb, enum, pgs";
-
-fn finish(
-    problem: &Mlcp,
-    z: &[f64],
-    w: &mut [f64],
-    solver: &'static str,
-    iterations: usize,
-    tolerance: f64,
-    otherwise: SolveStatus,
-    start: Instant,
-) -> SolveReport {
-    problem.compute_w(z, w);
-    let (error, error_abs) = problem.errors(z, w);
-    let status = if error <= tolerance && z.iter().all(|v| v.is_finite()) {
-        SolveStatus::Solved
-    } else {
-        otherwise
-    };
-    SolveReport {
-        status,
-        solver,
-        iterations,
-        error,
-        error_abs,
-        time: start.elapsed(),
-    }
-}
 
 /// Semismooth Newton on Φ = (A u + C v + a, φ(v, D u + B v + b)).
 #[derive(Debug, Clone)]
@@ -97,11 +70,21 @@ impl MlcpSolver for MlcpNewtonFb {
             &problem.q,
             n_eq,
             z,
-            tol,
-            self.settings.iterations_or(100),
+            (tol, self.settings.iterations_or(100)),
             |x, f| mlcp_natural_norm(n_eq, x, f) / scale,
         );
-        Ok(finish(problem, z, w, self.name(), iters, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: self.name(),
+                iterations: iters,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }
 
@@ -158,7 +141,9 @@ impl MlcpSolver for MlcpEnumeration {
             self.rhs.resize(size, 0.0);
             self.piv.resize(size, 0);
         }
+        self.rows.clear();
         self.rows.reserve(size);
+        self.alpha.clear();
         self.alpha.reserve(mc);
         let m = &problem.m;
         let mut tried = 0;
@@ -187,7 +172,18 @@ impl MlcpSolver for MlcpEnumeration {
                         }
                         problem.compute_w(z, w);
                         if problem.errors(z, w).0 <= tol {
-                            return Ok(finish(problem, z, w, "enum", tried, tol, SolveStatus::Solved, start));
+                            return Ok(finish(
+                                problem,
+                                z,
+                                w,
+                                Stop {
+                                    solver: "enum",
+                                    iterations: tried,
+                                    otherwise: SolveStatus::Solved,
+                                },
+                                tol,
+                                start,
+                            ));
                         }
                     }
                 } else {
@@ -204,7 +200,18 @@ impl MlcpSolver for MlcpEnumeration {
             SolveStatus::NoSolution
         };
         z.iter_mut().for_each(|v| *v = 0.0);
-        Ok(finish(problem, z, w, "enum", tried, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: "enum",
+                iterations: tried,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }
 
@@ -230,7 +237,9 @@ fn pgs_applicable(problem: &Mlcp) -> std::result::Result<(), String> {
         let d = problem.m.diagonal(i);
         let ok = if i < problem.n_eq { d != 0.0 } else { d > 0.0 };
         if !ok {
-            return Err(format!("diagonal entry M[{i},{i}] = {d} does not allow a Gauss–Seidel update"));
+            return Err(format!(
+                "diagonal entry M[{i},{i}] = {d} does not allow a Gauss–Seidel update"
+            ));
         }
     }
     Ok(())
@@ -246,7 +255,10 @@ impl MlcpSolver for MlcpPgs {
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         if let Err(reason) = pgs_applicable(problem) {
-            return Err(NumericsError::NotApplicable { solver: "pgs", reason });
+            return Err(NumericsError::NotApplicable {
+                solver: "pgs",
+                reason,
+            });
         }
         let tol = self.settings.tolerance;
         let max_sweeps = self.settings.iterations_or(10_000);
@@ -277,7 +289,18 @@ impl MlcpSolver for MlcpPgs {
                 }
             }
         }
-        Ok(finish(problem, z, w, "pgs", sweeps, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: "pgs",
+                iterations: sweeps,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }
 
@@ -471,7 +494,18 @@ impl MlcpSolver for DefaultMlcp {
             problem.compute_w(z, w);
             let err = problem.errors(z, w).0;
             if err <= tol && z.iter().all(|v| v.is_finite()) {
-                return Ok(finish(problem, z, w, solver, iterations, tol, SolveStatus::Solved, start));
+                return Ok(finish(
+                    problem,
+                    z,
+                    w,
+                    Stop {
+                        solver,
+                        iterations,
+                        otherwise: SolveStatus::Solved,
+                    },
+                    tol,
+                    start,
+                ));
             }
             if rank(status) < rank(verdict) && status != SolveStatus::Solved {
                 verdict = status;
@@ -483,6 +517,17 @@ impl MlcpSolver for DefaultMlcp {
             }
         }
         z.copy_from_slice(&self.best);
-        Ok(finish(problem, z, w, best_solver, iterations, tol, verdict, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: best_solver,
+                iterations,
+                otherwise: verdict,
+            },
+            tol,
+            start,
+        ))
     }
 }

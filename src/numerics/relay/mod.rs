@@ -103,3 +103,12 @@ pub fn relay_solver(name: &str, settings: SolverSettings) -> Result<Box<dyn Rela
         }
     })
 }
+
+impl super::report::Measured for Relay {
+    fn compute_w(&self, z: &[f64], w: &mut [f64]) {
+        Relay::compute_w(self, z, w)
+    }
+    fn errors(&self, z: &[f64], w: &[f64]) -> (f64, f64) {
+        Relay::errors(self, z, w)
+    }
+}

@@ -18,7 +18,7 @@ use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::fb_newton::FbNewton;
 use crate::numerics::lcp::{Lcp, LcpSolver, Lemke};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
-use crate::numerics::report::{SolveReport, SolveStatus};
+use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::residual::{box_natural_norm, norm2};
 use crate::numerics::settings::SolverSettings;
 
@@ -33,33 +33,6 @@ pub trait RelaySolver {
 
 /// Names of the relay solvers, as accepted by [`super::relay_solver`].
 pub const RELAY_SOLVERS: &str = "default, lemke, newton-fb, pgs";
-
-fn finish(
-    problem: &Relay,
-    z: &[f64],
-    w: &mut [f64],
-    solver: &'static str,
-    iterations: usize,
-    tolerance: f64,
-    otherwise: SolveStatus,
-    start: Instant,
-) -> SolveReport {
-    problem.compute_w(z, w);
-    let (error, error_abs) = problem.errors(z, w);
-    let status = if error <= tolerance && z.iter().all(|v| v.is_finite()) {
-        SolveStatus::Solved
-    } else {
-        otherwise
-    };
-    SolveReport {
-        status,
-        solver,
-        iterations,
-        error,
-        error_abs,
-        time: start.elapsed(),
-    }
-}
 
 /// The 2n LCP reformulation, rebuilt in place at each solve.
 #[derive(Debug, Clone)]
@@ -157,7 +130,18 @@ impl RelaySolver for RelayLemke {
         let re = &mut self.re;
         let r = self.lemke.solve(&re.lcp, &mut re.x, &mut re.y)?;
         re.extract(problem, z);
-        Ok(finish(problem, z, w, "lemke", r.iterations, self.settings.tolerance, r.status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: "lemke",
+                iterations: r.iterations,
+                otherwise: r.status,
+            },
+            self.settings.tolerance,
+            start,
+        ))
     }
 }
 
@@ -204,8 +188,7 @@ impl RelaySolver for RelayNewtonFb {
             &re.lcp.q,
             0,
             &mut re.x,
-            tol,
-            self.settings.iterations_or(100),
+            (tol, self.settings.iterations_or(100)),
             |x, f| {
                 // z = lb + ζ, w = w⁺ − μ = f_top − μ.
                 let mut s = 0.0;
@@ -219,7 +202,18 @@ impl RelaySolver for RelayNewtonFb {
             },
         );
         re.extract(problem, z);
-        Ok(finish(problem, z, w, "newton-fb", iters, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: "newton-fb",
+                iterations: iters,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }
 
@@ -247,10 +241,13 @@ impl RelaySolver for RelayPgs {
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
-        if let Some(i) = (0..n).find(|&i| !(problem.m.diagonal(i) > 0.0)) {
+        if let Some(i) = (0..n).find(|&i| problem.m.diagonal(i) <= 0.0) {
             return Err(NumericsError::NotApplicable {
                 solver: "pgs",
-                reason: format!("diagonal entry M[{i},{i}] = {} is not positive", problem.m.diagonal(i)),
+                reason: format!(
+                    "diagonal entry M[{i},{i}] = {} is not positive",
+                    problem.m.diagonal(i)
+                ),
             });
         }
         let tol = self.settings.tolerance;
@@ -280,7 +277,18 @@ impl RelaySolver for RelayPgs {
                 }
             }
         }
-        Ok(finish(problem, z, w, "pgs", sweeps, tol, status, start))
+        Ok(finish(
+            problem,
+            z,
+            w,
+            Stop {
+                solver: "pgs",
+                iterations: sweeps,
+                otherwise: status,
+            },
+            tol,
+            start,
+        ))
     }
 }
 
@@ -333,7 +341,9 @@ impl RelaySolver for DefaultRelay {
             let r = match stage {
                 0 if 2 * n <= self.settings.pivoting_max_size => self.lemke.solve(problem, z, w)?,
                 1 => self.newton.solve(problem, z, w)?,
-                2 if (0..n).all(|i| problem.m.diagonal(i) > 0.0) => self.pgs.solve(problem, z, w)?,
+                2 if (0..n).all(|i| problem.m.diagonal(i) > 0.0) => {
+                    self.pgs.solve(problem, z, w)?
+                }
                 _ => continue,
             };
             iterations += r.iterations;
@@ -344,10 +354,14 @@ impl RelaySolver for DefaultRelay {
                     ..r
                 });
             }
-            if r.status == SolveStatus::RayTermination || (verdict == SolveStatus::IterationLimit && r.status == SolveStatus::NumericalTrouble && best.is_none()) {
+            if r.status == SolveStatus::RayTermination
+                || (verdict == SolveStatus::IterationLimit
+                    && r.status == SolveStatus::NumericalTrouble
+                    && best.is_none())
+            {
                 verdict = r.status;
             }
-            if best.map_or(true, |b| r.error < b.error) {
+            if best.is_none_or(|b| r.error < b.error) {
                 self.best.copy_from_slice(z);
                 best = Some(r);
             }

@@ -1,0 +1,52 @@
+//! Command-line interface: argument parsing and the subcommands.
+//!
+//! Exit status of every subcommand: 0 on success, 1 when the work ran but did
+//! not succeed (a solver that stopped short of its tolerance), 2 for bad
+//! input (unreadable or malformed file, bad option values).
+
+mod solve;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Modelling, simulation and control of nonsmooth dynamical systems.
+#[derive(Debug, Parser)]
+#[command(name = "nonsmooth", version, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Solve one LCP, MLCP or relay problem read from a Siconos text file.
+    ///
+    /// The problem is solved from z = 0; the tool prints the status, the
+    /// solver that produced the answer, its iterations, both error measures,
+    /// the time and the vectors (or one JSON object with --json).
+    #[command(after_help = solve::short_help(), after_long_help = solve::long_help())]
+    Solve(solve::SolveArgs),
+}
+
+/// Parses the command line and runs the subcommand. Argument errors exit
+/// with status 2 (clap's convention, which matches "bad input").
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match &cli.command {
+        Command::Solve(args) => solve::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

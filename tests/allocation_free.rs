@@ -1,0 +1,144 @@
+//! Once sized, every complementarity solver solves further problems of the
+//! same size without allocating. A counting global allocator (per thread, so
+//! the test harness's other threads do not disturb it) checks it.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use nalgebra::DMatrix;
+use nonsmooth::numerics::lcp::{lcp_solver, Lcp, LCP_SOLVERS};
+use nonsmooth::numerics::mlcp::{mlcp_solver, Mlcp, MLCP_SOLVERS};
+use nonsmooth::numerics::relay::{relay_solver, Relay, RELAY_SOLVERS};
+use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveStatus, SolverSettings};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(|c| c.get())
+}
+
+/// A symmetric positive definite tridiagonal matrix of size n.
+fn spd(n: usize) -> DMatrix<f64> {
+    DMatrix::from_fn(n, n, |i, j| match i.abs_diff(j) {
+        0 => 4.0,
+        1 => -1.0,
+        _ => 0.0,
+    })
+}
+
+fn q_vectors(n: usize) -> (Vec<f64>, Vec<f64>) {
+    let a = (0..n)
+        .map(|i| if i % 2 == 0 { -1.0 } else { 0.5 })
+        .collect();
+    let b = (0..n)
+        .map(|i| if i % 3 == 0 { 0.7 } else { -2.0 })
+        .collect();
+    (a, b)
+}
+
+fn names(list: &str) -> Vec<&str> {
+    list.split(", ").collect()
+}
+
+#[test]
+fn sized_lcp_solvers_do_not_allocate() {
+    let n = 10;
+    let (q1, q2) = q_vectors(n);
+    let dense = Lcp::new(spd(n), q1.clone()).unwrap();
+    let sizes = vec![2; n / 2];
+    let sparse_m = BlockSparseMatrix::from_dense(&spd(n), &sizes, &sizes).unwrap();
+    let sparse = Lcp::new(Matrix::BlockSparse(sparse_m), q1).unwrap();
+    for problem in [dense, sparse] {
+        let mut second = problem.clone();
+        second.q = q2.clone();
+        for name in names(LCP_SOLVERS) {
+            let mut solver = lcp_solver(name, SolverSettings::default()).unwrap();
+            let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+            let r = solver.solve(&problem, &mut z, &mut w).unwrap();
+            assert_eq!(r.status, SolveStatus::Solved, "{name}");
+            z.iter_mut().for_each(|v| *v = 0.0);
+            let before = allocations();
+            let r = solver.solve(&second, &mut z, &mut w).unwrap();
+            let after = allocations();
+            assert_eq!(r.status, SolveStatus::Solved, "{name}");
+            assert_eq!(
+                after - before,
+                0,
+                "LCP solver {name} allocated on its second solve"
+            );
+        }
+    }
+}
+
+#[test]
+fn sized_mlcp_solvers_do_not_allocate() {
+    let size = 8;
+    let n_eq = 3;
+    let (q1, q2) = q_vectors(size);
+    let problem = Mlcp::new(spd(size), q1, n_eq).unwrap();
+    let mut second = problem.clone();
+    second.q = q2;
+    for name in names(MLCP_SOLVERS) {
+        let mut solver = mlcp_solver(name, SolverSettings::default()).unwrap();
+        let (mut z, mut w) = (vec![0.0; size], vec![0.0; size]);
+        let r = solver.solve(&problem, &mut z, &mut w).unwrap();
+        assert_eq!(r.status, SolveStatus::Solved, "{name}");
+        z.iter_mut().for_each(|v| *v = 0.0);
+        let before = allocations();
+        let r = solver.solve(&second, &mut z, &mut w).unwrap();
+        let after = allocations();
+        assert_eq!(r.status, SolveStatus::Solved, "{name}");
+        assert_eq!(
+            after - before,
+            0,
+            "MLCP solver {name} allocated on its second solve"
+        );
+    }
+}
+
+#[test]
+fn sized_relay_solvers_do_not_allocate() {
+    let n = 6;
+    let (q1, q2) = q_vectors(n);
+    let q1: Vec<f64> = q1.iter().map(|v| 5.0 * v).collect();
+    let problem = Relay::new(spd(n), q1, vec![-1.0; n], vec![1.0; n]).unwrap();
+    let mut second = problem.clone();
+    second.q = q2;
+    for name in names(RELAY_SOLVERS) {
+        let mut solver = relay_solver(name, SolverSettings::default()).unwrap();
+        let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let r = solver.solve(&problem, &mut z, &mut w).unwrap();
+        assert_eq!(r.status, SolveStatus::Solved, "{name}");
+        z.iter_mut().for_each(|v| *v = 0.0);
+        let before = allocations();
+        let r = solver.solve(&second, &mut z, &mut w).unwrap();
+        let after = allocations();
+        assert_eq!(r.status, SolveStatus::Solved, "{name}");
+        assert_eq!(
+            after - before,
+            0,
+            "relay solver {name} allocated on its second solve"
+        );
+    }
+}
