@@ -229,6 +229,7 @@ def check_oracle(path, data_dir):
     doc = json.load(open(path))
     worst = {"lcp": (0.0, None), "relay": (0.0, None), "mlcp": (0.0, None)}
     counts = {"lcp": 0, "relay": 0, "mlcp": 0}
+    agree = {"lcp": 0, "relay": 0, "mlcp": 0}
     cache = {}
     for prob in doc["problems"]:
         fam = prob["family"]
@@ -258,11 +259,15 @@ def check_oracle(path, data_dir):
                 if M.shape[0] != M.shape[1]:
                     continue
                 f = mlcp_formula(M, np.asarray(p.q).ravel(), z, int(p.n))
-            d = rel(f, r["error_recomputed"])
+            g = r["error_recomputed"]
             counts[fam] += 1
-            if d > worst[fam][0]:
-                worst[fam] = (d, "%s %s" % (prob["file"], r["solver"]))
-    return worst, counts
+            if abs(f - g) <= 1e-6 * max(abs(f), abs(g)) + 1e-13:
+                agree[fam] += 1
+            if max(abs(f), abs(g)) > 1e-10:
+                d = rel(f, g)
+                if d > worst[fam][0]:
+                    worst[fam] = (d, "%s %s" % (prob["file"], r["solver"]))
+    return worst, counts, agree
 
 
 def main():
@@ -279,11 +284,12 @@ def main():
     for qe, we, v, wc, e, f in hand_made():
         print("  q_e=%4g w_e=%4g v=%4g w_c=%4g -> %.10g | %.10g" % (qe, we, v, wc, e, f))
     if a.json and os.path.exists(a.json):
-        ow, cnt = check_oracle(a.json, a.data)
-        print("oracle solutions (%s): max relative difference formula vs error_recomputed" % a.json)
+        ow, cnt, agree = check_oracle(a.json, a.data)
+        print("oracle solutions (%s): formula vs error_recomputed" % a.json)
+        print("  (agree: |diff| <= 1e-6*max + 1e-13; max rel. diff over errors > 1e-10)")
         for fam in ("lcp", "relay", "mlcp"):
-            print("  %-5s %d solutions, max %.3g %s" % (fam, cnt[fam], ow[fam][0],
-                                                       "(" + ow[fam][1] + ")" if ow[fam][1] else ""))
+            print("  %-5s %d solutions, %d agree, max rel. diff %.3g %s" % (
+                fam, cnt[fam], agree[fam], ow[fam][0], "(" + ow[fam][1] + ")" if ow[fam][1] else ""))
     return 0
 
 

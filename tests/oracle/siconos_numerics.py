@@ -148,6 +148,8 @@ class Problem:
         self.sn = sn
         self.n_eq = None
         self.m_comp = None
+        self.m_shape = None
+        self.wdim = None
         if family == "lcp":
             # The swig LCP constructor needs (M, q); the reader then replaces them.
             p = sn.LCP(np.eye(1), np.zeros(1))
@@ -168,6 +170,10 @@ class Problem:
             self.n = self.n_eq + self.m_comp
             self.dim = self.n
             self.storage = "dense" if isinstance(p.M, np.ndarray) else type(p.M).__name__
+            if isinstance(p.M, np.ndarray):
+                self.m_shape = list(p.M.shape)
+                # Rectangular_mlcp.dat has a 3x2 M: give w room for every row
+                self.wdim = max(self.dim, p.M.shape[0])
             q = np.asarray(p.q, dtype=float).ravel() if p.q is not None else None
         elif family == "relay":
             self.lib = _numerics_lib()
@@ -184,6 +190,8 @@ class Problem:
             q = np.array([rp.q[i] for i in range(self.n)])
         else:
             raise ValueError(family)
+        if self.wdim is None:
+            self.wdim = self.dim
         if self.n <= 0:
             raise RuntimeError("problem size %d" % self.n)
         if q is not None and q.shape[0] != self.dim:
@@ -245,12 +253,13 @@ class Problem:
 
 def worker_info(path, family, out):
     prob = Problem(family, path)
-    res = {"n": prob.n, "n_eq": prob.n_eq, "m_comp": prob.m_comp, "storage": prob.storage}
+    res = {"n": prob.n, "n_eq": prob.n_eq, "m_comp": prob.m_comp, "storage": prob.storage,
+           "m_shape": prob.m_shape}
     try:
         # error of the trivial guess z = 0 (w = q): tells whether z = 0 already solves it
         import numpy as np
         z = np.zeros(prob.dim)
-        e0 = prob.compute_error(z, z.copy())
+        e0 = prob.compute_error(z, np.zeros(prob.wdim))
         res["error_at_zero"] = e0 if math.isfinite(e0) else None
     except Exception as exc:  # noqa: BLE001 - informative only
         res["error_at_zero"] = None
@@ -269,7 +278,7 @@ def worker_solve(path, family, solver, out, repeat_seconds, budget):
 
     o = prob.options(sid)
     z = np.zeros(n)
-    w = np.zeros(n)
+    w = np.zeros(prob.wdim)
     start = time.perf_counter()
     info, dt = prob.solve(z, w, o)
     times = [dt]
@@ -316,7 +325,7 @@ def worker_solve(path, family, solver, out, repeat_seconds, budget):
             break
         o = prob.options(sid)
         z = np.zeros(n)
-        w = np.zeros(n)
+        w = np.zeros(prob.wdim)
         info_k, dt = prob.solve(z, w, o)
         times.append(dt)
         if deterministic and (info_k != info or not np.array_equal(z, z0, equal_nan=True)):
@@ -589,6 +598,10 @@ def main(argv):
             entry["n_eq"] = data["n_eq"] if data else None
             entry["m_comp"] = data["m_comp"] if data else None
         entry["storage"] = data["storage"] if data else None
+        if data and data.get("m_shape") and data["m_shape"][0] != data["m_shape"][1]:
+            entry["M_shape"] = data["m_shape"]
+        if data:
+            entry["error_at_zero"] = data.get("error_at_zero")
         if data is None:
             entry["load_error"] = "%s: %s" % (outcome, msg)
         entry["results"] = [results[(fam, path, rel, s)] for s, _ in table[fam]

@@ -91,23 +91,35 @@ fn ratio_test(ws: &mut Workspace) -> Option<usize> {
     if !best.is_finite() {
         return None;
     }
-    let tie = 1e-12 * best.abs().max(1.0);
+    let tie = 1e-11 * best.abs().max(1.0);
     for i in 0..n {
         if ws.col[i] > piv_tol && ws.xb[i] / ws.col[i] <= best + tie {
             ws.cand.push(i);
         }
     }
-    // Break ties on successive columns of B⁻¹.
-    let mut k = 0;
-    while ws.cand.len() > 1 && k < n {
-        let mut best = f64::INFINITY;
+    // Break ties on successive columns of B⁻¹. Values closer than a tolerance
+    // relative to the magnitude of the candidates' whole rows of B⁻¹/colᵢ are
+    // equal: where a column is exactly zero in exact arithmetic its floating
+    // values are rounding noise, which must tie rather than decide the pivot,
+    // or the rule loses its anti-cycling property.
+    if ws.cand.len() > 1 {
+        let mut scale = 0.0f64;
         for &i in &ws.cand {
-            best = best.min(ws.binv[i * n + k] / ws.col[i]);
+            for k in 0..n {
+                scale = scale.max((ws.binv[i * n + k] / ws.col[i]).abs());
+            }
         }
-        let tie = 1e-12 * best.abs().max(1e-300);
-        let (binv, col) = (&ws.binv, &ws.col);
-        ws.cand.retain(|&i| binv[i * n + k] / col[i] <= best + tie);
-        k += 1;
+        let tie = 1e-10 * scale;
+        let mut k = 0;
+        while ws.cand.len() > 1 && k < n {
+            let mut best = f64::INFINITY;
+            for &i in &ws.cand {
+                best = best.min(ws.binv[i * n + k] / ws.col[i]);
+            }
+            let (binv, col) = (&ws.binv, &ws.col);
+            ws.cand.retain(|&i| binv[i * n + k] / col[i] <= best + tie);
+            k += 1;
+        }
     }
     ws.cand.first().copied()
 }
