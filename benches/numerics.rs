@@ -83,6 +83,17 @@ fn time_solver(p: &Problem, name: &str, budget: Duration, settings: SolverSettin
     }
 }
 
+/// A short label for a solver's refusal in a table cell.
+fn short_refusal(message: &str) -> &'static str {
+    if message.contains("too large") {
+        "n/a (size above limit)"
+    } else if message.contains("diagonal") {
+        "n/a (diagonal ≤ 0)"
+    } else {
+        "n/a"
+    }
+}
+
 fn fmt_time(d: f64) -> String {
     if d < 1e-3 {
         format!("{:.2} µs", d * 1e6)

@@ -16,7 +16,8 @@ Run from the repository root with the system interpreter:
 Formulas (w is always recomputed as M z + q by Siconos; the w passed in is
 overwritten):
 
-  LCP   : ||z - max(0, z - w)||_2 / ||q||_2            (see note on q = 0 below)
+  LCP   : ||z - max(0, z - w)||_2 / ||q||_2   (no division when ||q||_2 <= DBL_EPSILON:
+                                                 probed, 2.0e-16 -> not divided, 2.3e-16 -> divided)
   Relay : ||z - P_[lb,ub](z - w)||_2 / (1 + ||q||_2)
   MLCP  : z = [u; v] (n + m), w = M z + q = [w_e; w_c]
           A = ||w_e||_2,  a = ||q_e||_2  (q_e = first n entries of q)
@@ -45,7 +46,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 def lcp_formula(M, q, z):
     w = M @ z + q
-    return np.linalg.norm(z - np.maximum(0.0, z - w)) / np.linalg.norm(q)
+    e = np.linalg.norm(z - np.maximum(0.0, z - w))
+    nq = np.linalg.norm(q)
+    return e / nq if nq > np.finfo(float).eps else e
 
 
 def relay_formula(M, q, lb, ub, z):

@@ -481,6 +481,37 @@ def dump_json(doc):
     return text
 
 
+def summary(path):
+    """Markdown summary of an oracle JSON file (solved counts per solver)."""
+    doc = json.load(open(path))
+    out = []
+    for fam in FAMILIES:
+        probs = [p for p in doc["problems"] if p["family"] == fam]
+        if not probs:
+            continue
+        out.append("### %s (%d problem files)\n" % (fam.upper(), len(probs)))
+        out.append("| solver | solved | runs | info == 0 | timeout | crash | error | median time of solved runs [s] |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        counts = {}
+        for s in doc["solvers"][fam]:
+            rs = [r for p in probs for r in p["results"] if r["solver"] == s]
+            solved = [r for r in rs if r["solved"]]
+            counts[s] = len(solved)
+            n_out = lambda o: sum(1 for r in rs if r["outcome"] == o)  # noqa: E731
+            ts = sorted(r["time_median_s"] for r in solved if r["time_median_s"] is not None)
+            out.append("| %s | %d | %d | %d | %d | %d | %d | %s |" % (
+                s, len(solved), len(rs), sum(1 for r in rs if r["info"] == 0),
+                n_out("timeout"), n_out("crash"), n_out("error"),
+                "%.2e" % statistics.median(ts) if ts else "-"))
+        best = max(counts.values()) if counts else 0
+        out.append("\nbest (most solved): %s with %d/%d\n" % (
+            ", ".join(s for s, c in counts.items() if c == best), best, len(probs)))
+        nobody = [p["file"] for p in probs if not any(r["solved"] for r in p["results"])]
+        if nobody:
+            out.append("solved by no solver: %s\n" % ", ".join(nobody))
+    return "\n".join(out)
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
@@ -493,7 +524,12 @@ def main(argv):
                     help="parallel workers (default 1 so that timings are not perturbed)")
     ap.add_argument("--families", default=",".join(FAMILIES))
     ap.add_argument("--only", default=None, help="regex on problem file names (debugging)")
+    ap.add_argument("--summary", metavar="JSON",
+                    help="print a Markdown summary of an existing oracle file and exit")
     a = ap.parse_args(argv)
+    if a.summary:
+        print(summary(a.summary))
+        return
 
     import siconos.numerics  # noqa: F401  (fail early if unavailable)
     table = solver_table()

@@ -12,7 +12,9 @@
 
 mod solvers;
 
-pub use solvers::{DefaultMlcp, MlcpEnumeration, MlcpNewtonFb, MlcpPgs, MlcpSolver, MLCP_SOLVERS};
+pub use solvers::{
+    DefaultMlcp, MlcpEnumeration, MlcpLemke, MlcpNewtonFb, MlcpPgs, MlcpSolver, MLCP_SOLVERS,
+};
 
 use nalgebra::DMatrix;
 
@@ -154,6 +156,7 @@ pub fn mlcp_solver(name: &str, settings: SolverSettings) -> Result<Box<dyn MlcpS
     settings.validate()?;
     Ok(match name {
         "default" => Box::new(DefaultMlcp::new(settings)),
+        "lemke" => Box::new(MlcpLemke::new(settings)),
         "newton-fb" => Box::new(MlcpNewtonFb::new(settings)),
         "enum" => Box::new(MlcpEnumeration::new(settings)),
         "pgs" => Box::new(MlcpPgs::new(settings)),

@@ -27,7 +27,7 @@ pub trait MlcpSolver {
 }
 
 /// Names of the MLCP solvers, as accepted by [`super::mlcp_solver`].
-pub const MLCP_SOLVERS: &str = "default, newton-fb, enum, pgs";
+pub const MLCP_SOLVERS: &str = "default, lemke, newton-fb, enum, pgs";
 
 /// Semismooth Newton on Φ = (A u + C v + a, φ(v, D u + B v + b)).
 #[derive(Debug, Clone)]
@@ -407,9 +407,57 @@ impl SchurLemke {
     }
 }
 
-/// The default MLCP solver: Newton–FB from the given guess; then the Schur
-/// complement reduction solved by Lemke (when A is nonsingular, n + m ≤
-/// `pivoting_max_size`); then PGS (when the diagonal allows it); then
+/// Lemke on the Schur-complement LCP (see [`SchurLemke`]). Refuses an MLCP
+/// whose A block is singular.
+#[derive(Debug, Clone)]
+pub struct MlcpLemke {
+    settings: SolverSettings,
+    schur: SchurLemke,
+}
+
+impl MlcpLemke {
+    /// A Schur-complement Lemke solver with the given settings.
+    pub fn new(settings: SolverSettings) -> Self {
+        MlcpLemke {
+            settings,
+            schur: SchurLemke::new(settings),
+        }
+    }
+}
+
+impl MlcpSolver for MlcpLemke {
+    fn name(&self) -> &'static str {
+        "lemke"
+    }
+
+    fn solve(&mut self, problem: &Mlcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
+        let start = Instant::now();
+        self.settings.validate()?;
+        problem.check_vectors(z, w)?;
+        match self.schur.solve(problem, z)? {
+            Some((status, iterations)) => Ok(finish(
+                problem,
+                z,
+                w,
+                Stop {
+                    solver: "lemke",
+                    iterations,
+                    otherwise: status,
+                },
+                self.settings.tolerance,
+                start,
+            )),
+            None => Err(NumericsError::NotApplicable {
+                solver: "lemke",
+                reason: "the equality block A is singular, so v cannot be eliminated".into(),
+            }),
+        }
+    }
+}
+
+/// The default MLCP solver: the Schur complement reduction solved by Lemke
+/// (when A is nonsingular and n + m ≤ `pivoting_max_size`: exact and finite);
+/// then Newton–FB from the best point so far; then PGS (when the diagonal allows it); then
 /// enumeration (m ≤ `enumeration_max_size`). Returns the first solution
 /// within tolerance, otherwise the most informative status with the iterate of
 /// smallest error.
@@ -464,21 +512,23 @@ impl MlcpSolver for DefaultMlcp {
         self.best.clear();
         self.best.extend_from_slice(z);
         let mut best_err = f64::INFINITY;
-        let mut best_solver = "newton-fb";
+        let mut best_solver = "default";
         let mut iterations = 0;
         let mut verdict = SolveStatus::IterationLimit;
         for stage in 0..4 {
             z.copy_from_slice(&self.guess);
             let (status, iters, solver) = match stage {
-                0 => {
-                    let r = self.newton.solve(problem, z, w)?;
-                    (r.status, r.iterations, "newton-fb")
-                }
-                1 if problem.size() <= self.settings.pivoting_max_size => {
+                0 if problem.size() <= self.settings.pivoting_max_size => {
                     match self.schur.solve(problem, z)? {
-                        Some((s, it)) => (s, it, "schur-lemke"),
+                        Some((s, it)) => (s, it, "lemke"),
                         None => continue,
                     }
+                }
+                1 => {
+                    // Newton starts from the best point so far.
+                    z.copy_from_slice(&self.best);
+                    let r = self.newton.solve(problem, z, w)?;
+                    (r.status, r.iterations, "newton-fb")
                 }
                 2 if pgs_applicable(problem).is_ok() => {
                     let r = self.pgs.solve(problem, z, w)?;
