@@ -12,3 +12,4 @@
 
 pub mod io;
 pub mod numerics;
+pub mod simulation;
