@@ -13,8 +13,8 @@ use std::time::Instant;
 use super::{Lcp, LcpSolver};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::{NumericsError, Result};
-use crate::numerics::matrix::ProblemMatrix;
-use crate::numerics::report::{finish, Stop};
+use crate::numerics::matrix::{Matrix, ProblemMatrix};
+use crate::numerics::report::{finish, Measured, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
 
@@ -22,10 +22,7 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct Enumeration {
     settings: SolverSettings,
-    sub: Vec<f64>,
-    rhs: Vec<f64>,
-    piv: Vec<usize>,
-    idx: Vec<usize>,
+    search: ActiveSetSearch,
 }
 
 impl Enumeration {
@@ -33,10 +30,7 @@ impl Enumeration {
     pub fn new(settings: SolverSettings) -> Self {
         Enumeration {
             settings,
-            sub: Vec::new(),
-            rhs: Vec::new(),
-            piv: Vec::new(),
-            idx: Vec::new(),
+            search: ActiveSetSearch::default(),
         }
     }
 }
@@ -59,6 +53,92 @@ pub(crate) fn next_combination(idx: &mut [usize], n: usize) -> bool {
     false
 }
 
+/// The active-set search shared by the LCP and MLCP enumeration solvers.
+///
+/// The first `n_eq` unknowns are free (equality rows); for every subset α of
+/// the other indices, by increasing size, it solves the square system of the
+/// rows and columns {0 … n_eq−1} ∪ α, M_SS x_S = −q_S, with x = 0 elsewhere,
+/// and accepts the first candidate with x_α ≥ 0 whose error meets the
+/// tolerance. Buffers are kept between runs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ActiveSetSearch {
+    sub: Vec<f64>,
+    rhs: Vec<f64>,
+    piv: Vec<usize>,
+    rows: Vec<usize>,
+    alpha: Vec<usize>,
+}
+
+impl ActiveSetSearch {
+    /// Runs the search. `Solved` if a candidate passed, otherwise
+    /// `NoSolution` (every system was nonsingular) or `NumericalTrouble`
+    /// (some faces had singular systems and were not examined; z = 0 then).
+    pub(crate) fn run<P: Measured>(
+        &mut self,
+        (m, q, n_eq): (&Matrix, &[f64], usize),
+        problem: &P,
+        tol: f64,
+        z: &mut [f64],
+        w: &mut [f64],
+    ) -> (SolveStatus, usize) {
+        let size = q.len();
+        let mc = size - n_eq;
+        if self.sub.len() < size * size {
+            self.sub.resize(size * size, 0.0);
+            self.rhs.resize(size, 0.0);
+            self.piv.resize(size, 0);
+        }
+        self.rows.clear();
+        self.rows.reserve(size);
+        self.alpha.clear();
+        self.alpha.reserve(mc);
+        let mut tried = 0;
+        let mut singular = false;
+        for k in 0..=mc {
+            self.alpha.clear();
+            self.alpha.extend(0..k);
+            loop {
+                tried += 1;
+                self.rows.clear();
+                self.rows.extend(0..n_eq);
+                self.rows.extend(self.alpha.iter().map(|a| n_eq + a));
+                let s = self.rows.len();
+                for (b, &j) in self.rows.iter().enumerate() {
+                    for (a, &i) in self.rows.iter().enumerate() {
+                        self.sub[b * s + a] = m.get(i, j);
+                    }
+                    self.rhs[b] = -q[j];
+                }
+                if lu_factor(&mut self.sub, s, &mut self.piv) {
+                    lu_solve(&self.sub, s, &self.piv, &mut self.rhs);
+                    if self.rhs[n_eq..s].iter().all(|v| *v >= 0.0) {
+                        z.iter_mut().for_each(|v| *v = 0.0);
+                        for (b, &j) in self.rows.iter().enumerate() {
+                            z[j] = self.rhs[b];
+                        }
+                        problem.compute_w(z, w);
+                        if problem.errors(z, w).0 <= tol {
+                            return (SolveStatus::Solved, tried);
+                        }
+                    }
+                } else {
+                    singular = true;
+                }
+                if k == 0 || !next_combination(&mut self.alpha, mc) {
+                    break;
+                }
+            }
+        }
+        z.iter_mut().for_each(|v| *v = 0.0);
+        let status = if singular {
+            SolveStatus::NumericalTrouble
+        } else {
+            SolveStatus::NoSolution
+        };
+        (status, tried)
+    }
+}
+
 impl LcpSolver for Enumeration {
     fn name(&self) -> &'static str {
         "enum"
@@ -78,77 +158,15 @@ impl LcpSolver for Enumeration {
             });
         }
         let tol = self.settings.tolerance;
-        if self.sub.len() < n * n {
-            self.sub.resize(n * n, 0.0);
-            self.rhs.resize(n, 0.0);
-            self.piv.resize(n, 0);
-        }
-        self.idx.clear();
-        self.idx.reserve(n);
-        let m = &problem.m;
-        let mut tried = 0usize;
-        let mut singular = false;
-        for k in 0..=n {
-            self.idx.clear();
-            self.idx.extend(0..k);
-            loop {
-                tried += 1;
-                let idx = &self.idx;
-                for (b, &j) in idx.iter().enumerate() {
-                    for (a, &i) in idx.iter().enumerate() {
-                        self.sub[b * k + a] = m.get(i, j);
-                    }
-                    self.rhs[b] = -problem.q[j];
-                }
-                if lu_factor(&mut self.sub, k, &mut self.piv) {
-                    lu_solve(&self.sub, k, &self.piv, &mut self.rhs);
-                    if self.rhs[..k].iter().all(|v| *v >= 0.0) {
-                        z.iter_mut().for_each(|v| *v = 0.0);
-                        for (b, &j) in idx.iter().enumerate() {
-                            z[j] = self.rhs[b];
-                        }
-                        problem.compute_w(z, w);
-                        if problem.errors(z, w).0 <= tol {
-                            return Ok(finish(
-                                problem,
-                                z,
-                                w,
-                                Stop {
-                                    solver: "enum",
-                                    iterations: tried,
-                                    otherwise: SolveStatus::Solved,
-                                },
-                                tol,
-                                start,
-                            ));
-                        }
-                    }
-                } else {
-                    singular = true;
-                }
-                if k == 0 || !next_combination(&mut self.idx, n) {
-                    break;
-                }
-            }
-        }
-        let status = if singular {
-            SolveStatus::NumericalTrouble
-        } else {
-            SolveStatus::NoSolution
+        let (status, iterations) = self
+            .search
+            .run((&problem.m, &problem.q, 0), problem, tol, z, w);
+        let stop = Stop {
+            solver: "enum",
+            iterations,
+            otherwise: status,
         };
-        z.iter_mut().for_each(|v| *v = 0.0);
-        Ok(finish(
-            problem,
-            z,
-            w,
-            Stop {
-                solver: "enum",
-                iterations: tried,
-                otherwise: status,
-            },
-            tol,
-            start,
-        ))
+        Ok(finish(problem, z, w, stop, tol, start))
     }
 }
 

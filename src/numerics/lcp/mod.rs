@@ -9,7 +9,7 @@
 
 mod default;
 mod enumeration;
-pub(crate) use enumeration::next_combination as next_combination_pub;
+pub(crate) use enumeration::ActiveSetSearch;
 mod lemke;
 mod newton_fb;
 mod pgs;

@@ -10,7 +10,7 @@ use super::{mlcp_natural_norm, Mlcp};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::fb_newton::FbNewton;
-use crate::numerics::lcp::{next_combination_pub as next_combination, Lcp, LcpSolver, Lemke};
+use crate::numerics::lcp::{ActiveSetSearch, Lcp, LcpSolver, Lemke};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::residual::norm2;
@@ -90,16 +90,13 @@ impl MlcpSolver for MlcpNewtonFb {
 
 /// Enumeration over the complementarity active sets α ⊆ {1 … m}: solves
 /// [A C_α; D_α B_αα] (u, v_α) = −(a, b_α) with v_ᾱ = 0 and accepts the first
-/// candidate within tolerance. Refuses m above `enumeration_max_size`.
-/// `NoSolution` is returned only when every system was nonsingular.
+/// candidate within tolerance (the search shared with the LCP enumeration).
+/// Refuses m above `enumeration_max_size`. `NoSolution` is returned only when
+/// every system was nonsingular.
 #[derive(Debug, Clone)]
 pub struct MlcpEnumeration {
     settings: SolverSettings,
-    sub: Vec<f64>,
-    rhs: Vec<f64>,
-    piv: Vec<usize>,
-    rows: Vec<usize>,
-    alpha: Vec<usize>,
+    search: ActiveSetSearch,
 }
 
 impl MlcpEnumeration {
@@ -107,11 +104,7 @@ impl MlcpEnumeration {
     pub fn new(settings: SolverSettings) -> Self {
         MlcpEnumeration {
             settings,
-            sub: Vec::new(),
-            rhs: Vec::new(),
-            piv: Vec::new(),
-            rows: Vec::new(),
-            alpha: Vec::new(),
+            search: ActiveSetSearch::default(),
         }
     }
 }
@@ -125,7 +118,7 @@ impl MlcpSolver for MlcpEnumeration {
         let start = Instant::now();
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
-        let (n, mc) = (problem.n_eq, problem.n_comp());
+        let mc = problem.n_comp();
         let limit = self.settings.enumeration_max_size;
         if mc > limit {
             return Err(NumericsError::TooLarge {
@@ -135,83 +128,14 @@ impl MlcpSolver for MlcpEnumeration {
             });
         }
         let tol = self.settings.tolerance;
-        let size = n + mc;
-        if self.sub.len() < size * size {
-            self.sub.resize(size * size, 0.0);
-            self.rhs.resize(size, 0.0);
-            self.piv.resize(size, 0);
-        }
-        self.rows.clear();
-        self.rows.reserve(size);
-        self.alpha.clear();
-        self.alpha.reserve(mc);
-        let m = &problem.m;
-        let mut tried = 0;
-        let mut singular = false;
-        for k in 0..=mc {
-            self.alpha.clear();
-            self.alpha.extend(0..k);
-            loop {
-                tried += 1;
-                self.rows.clear();
-                self.rows.extend(0..n);
-                self.rows.extend(self.alpha.iter().map(|a| n + a));
-                let s = self.rows.len();
-                for (b, &j) in self.rows.iter().enumerate() {
-                    for (a, &i) in self.rows.iter().enumerate() {
-                        self.sub[b * s + a] = m.get(i, j);
-                    }
-                    self.rhs[b] = -problem.q[j];
-                }
-                if lu_factor(&mut self.sub, s, &mut self.piv) {
-                    lu_solve(&self.sub, s, &self.piv, &mut self.rhs);
-                    if self.rhs[n..s].iter().all(|v| *v >= 0.0) {
-                        z.iter_mut().for_each(|v| *v = 0.0);
-                        for (b, &j) in self.rows.iter().enumerate() {
-                            z[j] = self.rhs[b];
-                        }
-                        problem.compute_w(z, w);
-                        if problem.errors(z, w).0 <= tol {
-                            return Ok(finish(
-                                problem,
-                                z,
-                                w,
-                                Stop {
-                                    solver: "enum",
-                                    iterations: tried,
-                                    otherwise: SolveStatus::Solved,
-                                },
-                                tol,
-                                start,
-                            ));
-                        }
-                    }
-                } else {
-                    singular = true;
-                }
-                if k == 0 || !next_combination(&mut self.alpha, mc) {
-                    break;
-                }
-            }
-        }
-        let status = if singular {
-            SolveStatus::NumericalTrouble
-        } else {
-            SolveStatus::NoSolution
+        let data = (&problem.m, problem.q.as_slice(), problem.n_eq);
+        let (status, iterations) = self.search.run(data, problem, tol, z, w);
+        let stop = Stop {
+            solver: "enum",
+            iterations,
+            otherwise: status,
         };
-        z.iter_mut().for_each(|v| *v = 0.0);
-        Ok(finish(
-            problem,
-            z,
-            w,
-            Stop {
-                solver: "enum",
-                iterations: tried,
-                otherwise: status,
-            },
-            tol,
-            start,
-        ))
+        Ok(finish(problem, z, w, stop, tol, start))
     }
 }
 
