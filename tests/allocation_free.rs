@@ -9,7 +9,7 @@ use nalgebra::DMatrix;
 use nonsmooth::numerics::lcp::{lcp_solver, Lcp, LCP_SOLVERS};
 use nonsmooth::numerics::mlcp::{mlcp_solver, Mlcp, MLCP_SOLVERS};
 use nonsmooth::numerics::relay::{relay_solver, Relay, RELAY_SOLVERS};
-use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveStatus, SolverSettings};
+use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveReport, SolveStatus, SolverSettings};
 
 struct Counting;
 
@@ -61,6 +61,26 @@ fn names(list: &str) -> Vec<&str> {
     list.split(", ").collect()
 }
 
+/// Solves `first` to size the solver, then counts the allocations of a
+/// solve of `second` (same size, other q) from z = 0: both must be solved
+/// and the count must be zero.
+fn assert_second_solve_allocates_nothing<P>(
+    label: &str,
+    n: usize,
+    (first, second): (&P, &P),
+    mut solve: impl FnMut(&P, &mut [f64], &mut [f64]) -> SolveReport,
+) {
+    let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+    let r = solve(first, &mut z, &mut w);
+    assert_eq!(r.status, SolveStatus::Solved, "{label}");
+    z.iter_mut().for_each(|v| *v = 0.0);
+    let before = allocations();
+    let r = solve(second, &mut z, &mut w);
+    let after = allocations();
+    assert_eq!(r.status, SolveStatus::Solved, "{label}");
+    assert_eq!(after - before, 0, "{label} allocated on its second solve");
+}
+
 #[test]
 fn sized_lcp_solvers_do_not_allocate() {
     let n = 10;
@@ -74,19 +94,10 @@ fn sized_lcp_solvers_do_not_allocate() {
         second.q = q2.clone();
         for name in names(LCP_SOLVERS) {
             let mut solver = lcp_solver(name, SolverSettings::default()).unwrap();
-            let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
-            let r = solver.solve(&problem, &mut z, &mut w).unwrap();
-            assert_eq!(r.status, SolveStatus::Solved, "{name}");
-            z.iter_mut().for_each(|v| *v = 0.0);
-            let before = allocations();
-            let r = solver.solve(&second, &mut z, &mut w).unwrap();
-            let after = allocations();
-            assert_eq!(r.status, SolveStatus::Solved, "{name}");
-            assert_eq!(
-                after - before,
-                0,
-                "LCP solver {name} allocated on its second solve"
-            );
+            let label = format!("LCP solver {name}");
+            assert_second_solve_allocates_nothing(&label, n, (&problem, &second), |p, z, w| {
+                solver.solve(p, z, w).unwrap()
+            });
         }
     }
 }
@@ -101,19 +112,10 @@ fn sized_mlcp_solvers_do_not_allocate() {
     second.q = q2;
     for name in names(MLCP_SOLVERS) {
         let mut solver = mlcp_solver(name, SolverSettings::default()).unwrap();
-        let (mut z, mut w) = (vec![0.0; size], vec![0.0; size]);
-        let r = solver.solve(&problem, &mut z, &mut w).unwrap();
-        assert_eq!(r.status, SolveStatus::Solved, "{name}");
-        z.iter_mut().for_each(|v| *v = 0.0);
-        let before = allocations();
-        let r = solver.solve(&second, &mut z, &mut w).unwrap();
-        let after = allocations();
-        assert_eq!(r.status, SolveStatus::Solved, "{name}");
-        assert_eq!(
-            after - before,
-            0,
-            "MLCP solver {name} allocated on its second solve"
-        );
+        let label = format!("MLCP solver {name}");
+        assert_second_solve_allocates_nothing(&label, size, (&problem, &second), |p, z, w| {
+            solver.solve(p, z, w).unwrap()
+        });
     }
 }
 
@@ -127,18 +129,9 @@ fn sized_relay_solvers_do_not_allocate() {
     second.q = q2;
     for name in names(RELAY_SOLVERS) {
         let mut solver = relay_solver(name, SolverSettings::default()).unwrap();
-        let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
-        let r = solver.solve(&problem, &mut z, &mut w).unwrap();
-        assert_eq!(r.status, SolveStatus::Solved, "{name}");
-        z.iter_mut().for_each(|v| *v = 0.0);
-        let before = allocations();
-        let r = solver.solve(&second, &mut z, &mut w).unwrap();
-        let after = allocations();
-        assert_eq!(r.status, SolveStatus::Solved, "{name}");
-        assert_eq!(
-            after - before,
-            0,
-            "relay solver {name} allocated on its second solve"
-        );
+        let label = format!("relay solver {name}");
+        assert_second_solve_allocates_nothing(&label, n, (&problem, &second), |p, z, w| {
+            solver.solve(p, z, w).unwrap()
+        });
     }
 }

@@ -22,6 +22,7 @@ pub mod relay;
 pub mod report;
 pub mod residual;
 pub mod settings;
+pub(crate) mod splitting;
 
 pub use error::{NumericsError, Result};
 pub use matrix::{BlockSparseMatrix, Matrix, ProblemMatrix};

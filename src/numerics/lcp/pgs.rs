@@ -15,9 +15,10 @@ use std::time::Instant;
 use super::{Lcp, LcpSolver};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::ProblemMatrix;
+use crate::numerics::report::SolveReport;
 use crate::numerics::report::{finish, Stop};
-use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
+use crate::numerics::splitting::projected_sweeps;
 
 /// Projected Gauss–Seidel / PSOR.
 #[derive(Debug, Clone)]
@@ -75,51 +76,19 @@ impl LcpSolver for Pgs {
         let max_sweeps = self.settings.iterations_or(10_000);
         // Start from the projection of the guess.
         z.iter_mut().for_each(|v| *v = v.max(0.0));
-        problem.compute_w(z, w);
-        if problem.errors(z, w).0 <= tol {
-            return Ok(finish(
-                problem,
-                z,
-                w,
-                Stop {
-                    solver: self.name,
-                    iterations: 0,
-                    otherwise: SolveStatus::IterationLimit,
-                },
-                tol,
-                start,
-            ));
-        }
-        let m = &problem.m;
-        let mut status = SolveStatus::IterationLimit;
-        let mut sweeps = 0;
-        while sweeps < max_sweeps {
-            sweeps += 1;
-            for i in 0..n {
-                let wi = problem.q[i] + m.row_dot(i, z);
-                z[i] = (z[i] - self.omega * wi / m.diagonal(i)).max(0.0);
-            }
-            problem.compute_w(z, w);
-            let err = problem.errors(z, w).0;
-            if !err.is_finite() {
-                status = SolveStatus::NumericalTrouble;
-                break;
-            }
-            if err <= tol {
-                break;
-            }
-        }
-        Ok(finish(
+        let (status, iterations) = projected_sweeps(
             problem,
+            (&problem.m, &problem.q),
             z,
             w,
-            Stop {
-                solver: self.name,
-                iterations: sweeps,
-                otherwise: status,
-            },
-            tol,
-            start,
-        ))
+            (self.omega, tol, max_sweeps),
+            |_, x| x.max(0.0),
+        );
+        let stop = Stop {
+            solver: self.name,
+            iterations,
+            otherwise: status,
+        };
+        Ok(finish(problem, z, w, stop, tol, start))
     }
 }

@@ -15,6 +15,7 @@ use crate::numerics::matrix::{Matrix, ProblemMatrix};
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::residual::norm2;
 use crate::numerics::settings::SolverSettings;
+use crate::numerics::splitting::projected_sweeps;
 
 /// A solver of MLCPs. `z` = (u, v) holds the initial guess and receives the
 /// solution; `w` receives M z + q (its first n components are the equality
@@ -190,41 +191,20 @@ impl MlcpSolver for MlcpPgs {
         for v in z.iter_mut().skip(n_eq) {
             *v = v.max(0.0);
         }
-        let m = &problem.m;
-        let mut status = SolveStatus::IterationLimit;
-        let mut sweeps = 0;
-        problem.compute_w(z, w);
-        if problem.errors(z, w).0 > tol {
-            while sweeps < max_sweeps {
-                sweeps += 1;
-                for i in 0..z.len() {
-                    let fi = problem.q[i] + m.row_dot(i, z);
-                    let xi = z[i] - fi / m.diagonal(i);
-                    z[i] = if i < n_eq { xi } else { xi.max(0.0) };
-                }
-                problem.compute_w(z, w);
-                let err = problem.errors(z, w).0;
-                if !err.is_finite() {
-                    status = SolveStatus::NumericalTrouble;
-                    break;
-                }
-                if err <= tol {
-                    break;
-                }
-            }
-        }
-        Ok(finish(
+        let (status, iterations) = projected_sweeps(
             problem,
+            (&problem.m, &problem.q),
             z,
             w,
-            Stop {
-                solver: "pgs",
-                iterations: sweeps,
-                otherwise: status,
-            },
-            tol,
-            start,
-        ))
+            (1.0, tol, max_sweeps),
+            |i, x| if i < n_eq { x } else { x.max(0.0) },
+        );
+        let stop = Stop {
+            solver: "pgs",
+            iterations,
+            otherwise: status,
+        };
+        Ok(finish(problem, z, w, stop, tol, start))
     }
 }
 

@@ -19,8 +19,9 @@ use crate::numerics::fb_newton::FbNewton;
 use crate::numerics::lcp::{Lcp, LcpSolver, Lemke};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
-use crate::numerics::residual::{box_natural_norm, norm2};
+use crate::numerics::residual::norm2;
 use crate::numerics::settings::SolverSettings;
+use crate::numerics::splitting::projected_sweeps;
 
 /// A solver of relay problems: `z` holds the initial guess and receives the
 /// solution, `w` receives M z + q.
@@ -255,40 +256,21 @@ impl RelaySolver for RelayPgs {
         for i in 0..n {
             z[i] = z[i].clamp(problem.lb[i], problem.ub[i]);
         }
-        let m = &problem.m;
-        let mut status = SolveStatus::IterationLimit;
-        let mut sweeps = 0;
-        problem.compute_w(z, w);
-        if box_natural_norm(z, w, &problem.lb, &problem.ub) / (1.0 + norm2(&problem.q)) > tol {
-            while sweeps < max_sweeps {
-                sweeps += 1;
-                for i in 0..n {
-                    let wi = problem.q[i] + m.row_dot(i, z);
-                    z[i] = (z[i] - wi / m.diagonal(i)).clamp(problem.lb[i], problem.ub[i]);
-                }
-                problem.compute_w(z, w);
-                let err = problem.errors(z, w).0;
-                if !err.is_finite() {
-                    status = SolveStatus::NumericalTrouble;
-                    break;
-                }
-                if err <= tol {
-                    break;
-                }
-            }
-        }
-        Ok(finish(
+        let (lb, ub) = (&problem.lb, &problem.ub);
+        let (status, iterations) = projected_sweeps(
             problem,
+            (&problem.m, &problem.q),
             z,
             w,
-            Stop {
-                solver: "pgs",
-                iterations: sweeps,
-                otherwise: status,
-            },
-            tol,
-            start,
-        ))
+            (1.0, tol, max_sweeps),
+            |i, x| x.clamp(lb[i], ub[i]),
+        );
+        let stop = Stop {
+            solver: "pgs",
+            iterations,
+            otherwise: status,
+        };
+        Ok(finish(problem, z, w, stop, tol, start))
     }
 }
 
