@@ -11,5 +11,6 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod io;
+pub mod modelling;
 pub mod numerics;
 pub mod simulation;

@@ -1,8 +1,12 @@
-//! Simulation: the exact event clock and the event manager. One-step
-//! integrators and time-stepping build on them.
+//! Simulation: the exact event clock, the event manager and time-stepping.
 
 pub mod clock;
 pub mod events;
+pub mod time_stepping;
 
 pub use clock::{ClockError, Rational, TimeBase};
 pub use events::{Event, EventKind, EventManager, SourceId};
+pub use time_stepping::{
+    FirstOrderScheme, ProblemFamily, SimulationError, Statistics, StepOutcome, TimeStepping,
+    TimeSteppingSettings,
+};

@@ -1,0 +1,119 @@
+//! Nonsmooth laws: the set-valued relation between an interaction's output
+//! y and its multiplier λ.
+//!
+//! | law | relation |
+//! |---|---|
+//! | complementarity | 0 ≤ y ⊥ λ ≥ 0 |
+//! | Newton impact | if y ≤ 0: 0 ≤ ẏ⁺ + e ẏ⁻ ⊥ λ ≥ 0 (Moreau's velocity-level form) |
+//! | relay | −y ∈ N₍lb,ub₎(λ): λ = lb if y > 0, λ = ub if y < 0, λ ∈ [lb, ub] if y = 0 |
+//! | equality | y = 0, λ free |
+//! | mixed complementarity | first `equalities` rows y = 0 (λ free), the others 0 ≤ y ⊥ λ ≥ 0 |
+
+use super::error::{ModelError, Result};
+
+/// A nonsmooth law of one of the five kinds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NonsmoothLaw {
+    /// 0 ≤ y ⊥ λ ≥ 0, componentwise.
+    Complementarity {
+        /// Number of conditions.
+        size: usize,
+    },
+    /// Newton's impact law with restitution coefficient e ∈ [0, 1].
+    NewtonImpact {
+        /// Number of contacts.
+        size: usize,
+        /// Restitution coefficient.
+        restitution: f64,
+    },
+    /// −y ∈ N₍lb,ub₎(λ), componentwise.
+    Relay {
+        /// Lower bounds.
+        lb: Vec<f64>,
+        /// Upper bounds.
+        ub: Vec<f64>,
+    },
+    /// y = 0.
+    Equality {
+        /// Number of equations.
+        size: usize,
+    },
+    /// `equalities` rows y = 0 followed by `inequalities` complementarity rows.
+    MixedComplementarity {
+        /// Equality rows (first).
+        equalities: usize,
+        /// Complementarity rows (after the equalities).
+        inequalities: usize,
+    },
+}
+
+impl NonsmoothLaw {
+    /// The size of y and λ the law applies to.
+    pub fn size(&self) -> usize {
+        match self {
+            NonsmoothLaw::Complementarity { size }
+            | NonsmoothLaw::NewtonImpact { size, .. }
+            | NonsmoothLaw::Equality { size } => *size,
+            NonsmoothLaw::Relay { lb, .. } => lb.len(),
+            NonsmoothLaw::MixedComplementarity {
+                equalities,
+                inequalities,
+            } => equalities + inequalities,
+        }
+    }
+
+    /// Short name, for messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            NonsmoothLaw::Complementarity { .. } => "complementarity",
+            NonsmoothLaw::NewtonImpact { .. } => "Newton impact",
+            NonsmoothLaw::Relay { .. } => "relay",
+            NonsmoothLaw::Equality { .. } => "equality",
+            NonsmoothLaw::MixedComplementarity { .. } => "mixed complementarity",
+        }
+    }
+
+    /// Checks the law's own values.
+    pub fn validate(&self, name: &str) -> Result<()> {
+        match self {
+            NonsmoothLaw::NewtonImpact { restitution, .. }
+                if !(0.0..=1.0).contains(restitution) =>
+            {
+                return Err(ModelError::InvalidValue {
+                    object: name.into(),
+                    what: "restitution",
+                    value: *restitution,
+                    reason: "must be in [0, 1]",
+                });
+            }
+            NonsmoothLaw::Relay { lb, ub } => {
+                if lb.len() != ub.len() {
+                    return Err(ModelError::DimensionMismatch {
+                        object: name.into(),
+                        what: "relay upper bounds".into(),
+                        expected: lb.len(),
+                        found: ub.len(),
+                    });
+                }
+                for (&l, &u) in lb.iter().zip(ub) {
+                    if !(l.is_finite() && u.is_finite()) {
+                        return Err(ModelError::NonFinite {
+                            object: name.into(),
+                            what: "relay bounds".into(),
+                        });
+                    }
+                    if l > u {
+                        return Err(ModelError::InvalidValue {
+                            object: name.into(),
+                            what: "relay lower bound",
+                            value: l,
+                            reason: "exceeds the upper bound",
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

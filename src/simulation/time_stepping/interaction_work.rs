@@ -1,0 +1,466 @@
+//! Per-interaction work: y, ẏ, λ and the matrices that link λ to the
+//! unknowns of the systems involved.
+//!
+//! For each linked system i, `out[i]` maps the system's unknown to the
+//! interaction's velocity or output (H_i, C_i, J_i(q)), `inp[i]` maps λ to
+//! the system's input (H_iᵀ, B_i) and `resp[i]` = (scheme) · W_i⁻¹ · inp[i]
+//! is the response of the unknown to λ: unknown_i = free_i + shift_i +
+//! Σ resp[i] λ. `shift` is nonzero only for linearised nonlinear
+//! first-order relations.
+
+use nalgebra::DMatrix;
+
+use super::system_work::SystemWork;
+use crate::modelling::functions::fd_step;
+use crate::modelling::law::NonsmoothLaw;
+use crate::modelling::model::Interaction;
+use crate::modelling::relation::Relation;
+
+/// How a row of the one-step problem constrains (w, λ).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum RowKind {
+    /// 0 ≤ w ⊥ λ ≥ 0.
+    Complementarity,
+    /// w = 0.
+    Equality,
+    /// −w ∈ N₍lb,ub₎(λ).
+    Box(f64, f64),
+}
+
+pub(crate) struct InteractionWork {
+    pub name: String,
+    pub m: usize,
+    pub systems: Vec<usize>,
+    pub lagrangian: bool,
+    pub linear: bool,
+    /// Lagrangian unilateral rows exist: the activation test applies.
+    pub unilateral: bool,
+    pub restitution: f64,
+    pub rows: Vec<RowKind>,
+    pub out: Vec<DMatrix<f64>>,
+    pub inp: Vec<DMatrix<f64>>,
+    pub resp: Vec<DMatrix<f64>>,
+    pub shift: Vec<Vec<f64>>,
+    pub d: Option<DMatrix<f64>>,
+    /// Affine part of the output: b (Lagrangian) or F u + e (first order).
+    pub e: Vec<f64>,
+    pub f: Option<DMatrix<f64>>,
+    /// Control input u of the relation (zero until set).
+    pub u: Vec<f64>,
+    pub y: Vec<f64>,
+    pub ydot: Vec<f64>,
+    pub lambda: Vec<f64>,
+    /// ẏ at the start of the step (U_k of the impact law).
+    pub ydot_start: Vec<f64>,
+    /// y at the start of the step.
+    pub y_start: Vec<f64>,
+    pub active: bool,
+    /// Scratch: concatenated state of the linked systems and λ-sized vectors.
+    xcat: Vec<f64>,
+    xcat2: Vec<f64>,
+    sm: Vec<f64>,
+    sm2: Vec<f64>,
+    /// Full Jacobians over the concatenated state (nonlinear relations).
+    jx: DMatrix<f64>,
+    jl: DMatrix<f64>,
+    jb: DMatrix<f64>,
+    /// g^α − B λ^α over the concatenated state (nonlinear first-order relations).
+    g_aff: Vec<f64>,
+}
+
+impl InteractionWork {
+    pub fn new(inter: &Interaction, sys: &[SystemWork]) -> Self {
+        let m = inter.dim();
+        let systems: Vec<usize> = inter.systems.iter().map(|s| s.0).collect();
+        let dims: Vec<usize> = systems.iter().map(|&s| sys[s].n).collect();
+        let ntot: usize = dims.iter().sum();
+        let lagrangian = inter.relation.is_lagrangian();
+        let (rows, restitution): (Vec<RowKind>, f64) = match &inter.law {
+            NonsmoothLaw::Complementarity { size } => (vec![RowKind::Complementarity; *size], 0.0),
+            NonsmoothLaw::NewtonImpact { size, restitution } => {
+                (vec![RowKind::Complementarity; *size], *restitution)
+            }
+            NonsmoothLaw::Relay { lb, ub } => (
+                lb.iter()
+                    .zip(ub)
+                    .map(|(&l, &u)| RowKind::Box(l, u))
+                    .collect(),
+                0.0,
+            ),
+            NonsmoothLaw::Equality { size } => (vec![RowKind::Equality; *size], 0.0),
+            NonsmoothLaw::MixedComplementarity {
+                equalities,
+                inequalities,
+            } => {
+                let mut r = vec![RowKind::Equality; *equalities];
+                r.extend(std::iter::repeat_n(RowKind::Complementarity, *inequalities));
+                (r, 0.0)
+            }
+        };
+        let unilateral = lagrangian && rows.contains(&RowKind::Complementarity);
+        let mut w = InteractionWork {
+            name: inter.name.clone(),
+            m,
+            lagrangian,
+            linear: inter.relation.is_linear(),
+            unilateral,
+            restitution,
+            rows,
+            out: dims.iter().map(|&n| DMatrix::zeros(m, n)).collect(),
+            inp: dims.iter().map(|&n| DMatrix::zeros(n, m)).collect(),
+            resp: dims.iter().map(|&n| DMatrix::zeros(n, m)).collect(),
+            shift: dims.iter().map(|&n| vec![0.0; n]).collect(),
+            d: None,
+            e: vec![0.0; m],
+            f: None,
+            u: vec![0.0; inter.relation.input_dim()],
+            y: vec![0.0; m],
+            ydot: vec![0.0; m],
+            lambda: vec![0.0; m],
+            ydot_start: vec![0.0; m],
+            y_start: vec![0.0; m],
+            active: !unilateral,
+            xcat: vec![0.0; ntot],
+            xcat2: vec![0.0; ntot],
+            sm: vec![0.0; m.max(ntot)],
+            sm2: vec![0.0; m.max(ntot)],
+            jx: DMatrix::zeros(m, ntot),
+            jl: DMatrix::zeros(m, m),
+            jb: DMatrix::zeros(ntot, m),
+            g_aff: vec![0.0; ntot],
+            systems,
+        };
+        match &inter.relation {
+            Relation::LagrangianLinearTi(r) => {
+                w.split_out(&r.h.clone());
+                w.inp_from_out_transpose();
+                if let Some(b) = &r.b {
+                    w.e.copy_from_slice(b.as_slice());
+                }
+            }
+            Relation::FirstOrderLinearTi(r) => {
+                w.split_out(&r.c.clone());
+                w.split_inp(&r.b.clone());
+                w.d = r.d.clone();
+                w.f = r.f.clone();
+                if let Some(e) = &r.e {
+                    w.e.copy_from_slice(e.as_slice());
+                }
+            }
+            _ => {}
+        }
+        w
+    }
+
+    fn split_out(&mut self, full: &DMatrix<f64>) {
+        let mut c0 = 0;
+        for o in &mut self.out {
+            let n = o.ncols();
+            o.copy_from(&full.view((0, c0), (self.m, n)));
+            c0 += n;
+        }
+    }
+
+    fn split_inp(&mut self, full: &DMatrix<f64>) {
+        let mut r0 = 0;
+        for i in &mut self.inp {
+            let n = i.nrows();
+            i.copy_from(&full.view((r0, 0), (n, self.m)));
+            r0 += n;
+        }
+    }
+
+    fn inp_from_out_transpose(&mut self) {
+        for (i, o) in self.inp.iter_mut().zip(&self.out) {
+            o.transpose_to(i);
+        }
+    }
+
+    fn gather(&mut self, sys: &[SystemWork], positions: bool) {
+        let mut k = 0;
+        for &s in &self.systems {
+            let src = if positions || !sys[s].lagrangian {
+                &sys[s].q
+            } else {
+                &sys[s].v
+            };
+            self.xcat[k..k + src.len()].copy_from_slice(src);
+            k += src.len();
+        }
+    }
+
+    /// Re-evaluates the Jacobians of a nonlinear relation at the systems'
+    /// current iterate and λ (no-op for linear relations).
+    pub fn linearise(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {
+        match rel {
+            Relation::LagrangianScleronomous(r) => {
+                self.gather(sys, true);
+                let InteractionWork {
+                    xcat,
+                    sm,
+                    sm2,
+                    jx,
+                    m,
+                    ..
+                } = self;
+                match &r.jacobian {
+                    Some(j) => j(xcat, jx),
+                    None => {
+                        (r.h)(xcat, &mut sm[..*m]);
+                        fd_columns(|x, out| (r.h)(x, out), xcat, &sm[..*m], &mut sm2[..*m], jx);
+                    }
+                }
+                let jx = std::mem::replace(&mut self.jx, DMatrix::zeros(0, 0));
+                self.split_out(&jx);
+                self.jx = jx;
+                self.inp_from_out_transpose();
+            }
+            Relation::FirstOrderNonlinear(r) => {
+                self.gather(sys, true);
+                let InteractionWork {
+                    xcat,
+                    xcat2,
+                    sm,
+                    sm2,
+                    jx,
+                    jl,
+                    jb,
+                    lambda,
+                    e,
+                    m,
+                    g_aff,
+                    ..
+                } = self;
+                let m = *m;
+                let ntot = xcat.len();
+                // h^α = h(t, x^α, λ^α) in sm, g^α in g_aff.
+                (r.h)(t, xcat, lambda, &mut sm[..m]);
+                (r.g)(t, xcat, lambda, g_aff);
+                match &r.jacobian_h_x {
+                    Some(j) => j(t, xcat, lambda, jx),
+                    None => fd_columns(
+                        |x, out| (r.h)(t, x, lambda, out),
+                        xcat,
+                        &sm[..m],
+                        &mut sm2[..m],
+                        jx,
+                    ),
+                }
+                match &r.jacobian_h_lambda {
+                    Some(j) => j(t, xcat, lambda, jl),
+                    None => fd_columns_lambda(
+                        |l, out| (r.h)(t, xcat, l, out),
+                        lambda,
+                        &sm[..m],
+                        &mut sm2[..m],
+                        jl,
+                    ),
+                }
+                match &r.jacobian_g_lambda {
+                    Some(j) => j(t, xcat, lambda, jb),
+                    None => fd_columns_lambda(
+                        |l, out| (r.g)(t, xcat, l, out),
+                        lambda,
+                        g_aff,
+                        &mut xcat2[..ntot],
+                        jb,
+                    ),
+                }
+                // Affine parts: e = h^α − C x^α − D λ^α; g_aff = g^α − B λ^α.
+                for row in 0..m {
+                    let mut v = sm[row];
+                    for c in 0..ntot {
+                        v -= jx[(row, c)] * xcat[c];
+                    }
+                    for c in 0..m {
+                        v -= jl[(row, c)] * lambda[c];
+                    }
+                    e[row] = v;
+                }
+                for row in 0..ntot {
+                    for c in 0..m {
+                        g_aff[row] -= jb[(row, c)] * lambda[c];
+                    }
+                }
+                let jx = std::mem::replace(&mut self.jx, DMatrix::zeros(0, 0));
+                self.split_out(&jx);
+                self.jx = jx;
+                let jb = std::mem::replace(&mut self.jb, DMatrix::zeros(0, 0));
+                self.split_inp(&jb);
+                self.jb = jb;
+                match &mut self.d {
+                    Some(d) => d.copy_from(&self.jl),
+                    None => self.d = Some(self.jl.clone()),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// resp[i] ← scheme response of system i to inp[i]; shift[i] ← response
+    /// to the affine input g^α − Bλ^α (nonlinear first-order relations).
+    pub fn compute_response(
+        &mut self,
+        sys: &mut [SystemWork],
+        h: f64,
+        nonlinear_first_order: bool,
+    ) {
+        let mut r0 = 0;
+        for (k, &s) in self.systems.iter().enumerate() {
+            let n = sys[s].n;
+            let resp = &mut self.resp[k];
+            resp.copy_from(&self.inp[k]);
+            for c in 0..self.m {
+                sys[s].input_response(h, &mut resp.as_mut_slice()[c * n..(c + 1) * n]);
+            }
+            if nonlinear_first_order {
+                let shift = &mut self.shift[k];
+                shift.copy_from_slice(&self.g_aff[r0..r0 + n]);
+                sys[s].input_response(h, shift);
+            }
+            r0 += n;
+        }
+    }
+
+    /// The free output: the problem's q for this interaction's rows.
+    /// Lagrangian: Σ out_i free_i (+ e ẏ_k on unilateral rows). First
+    /// order: Σ out_i (free_i + shift_i) + F u + e.
+    pub fn free_output(&self, sys: &[SystemWork], q: &mut [f64]) {
+        q.iter_mut().for_each(|x| *x = 0.0);
+        for (k, &s) in self.systems.iter().enumerate() {
+            let o = &self.out[k];
+            let free = &sys[s].free;
+            for c in 0..o.ncols() {
+                let fc = free[c]
+                    + if self.lagrangian {
+                        0.0
+                    } else {
+                        self.shift[k][c]
+                    };
+                if fc != 0.0 {
+                    for r in 0..self.m {
+                        q[r] += o[(r, c)] * fc;
+                    }
+                }
+            }
+        }
+        if self.lagrangian {
+            for r in 0..self.m {
+                if self.rows[r] == RowKind::Complementarity {
+                    q[r] += self.restitution * self.ydot_start[r];
+                }
+            }
+        } else {
+            for r in 0..self.m {
+                q[r] += self.e[r];
+            }
+            if let Some(f) = &self.f {
+                for c in 0..f.ncols() {
+                    for r in 0..self.m {
+                        q[r] += f[(r, c)] * self.u[c];
+                    }
+                }
+            }
+        }
+    }
+
+    /// y (and ẏ) after the step, from the systems' new state and λ.
+    pub fn update_output(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {
+        match rel {
+            Relation::LagrangianLinearTi(_) => {
+                self.gather(sys, true);
+                let mut full = std::mem::take(&mut self.y);
+                self.apply_out(&mut full);
+                for r in 0..self.m {
+                    full[r] += self.e[r];
+                }
+                self.y = full;
+                self.gather(sys, false);
+                let mut yd = std::mem::take(&mut self.ydot);
+                self.apply_out(&mut yd);
+                self.ydot = yd;
+            }
+            Relation::LagrangianScleronomous(r) => {
+                self.gather(sys, true);
+                (r.h)(&self.xcat, &mut self.y);
+                self.gather(sys, false);
+                let mut yd = std::mem::take(&mut self.ydot);
+                self.apply_out(&mut yd);
+                self.ydot = yd;
+            }
+            Relation::FirstOrderLinearTi(_) => {
+                self.gather(sys, true);
+                let mut y = std::mem::take(&mut self.y);
+                self.apply_out(&mut y);
+                for r in 0..self.m {
+                    y[r] += self.e[r];
+                }
+                if let Some(d) = &self.d {
+                    for c in 0..self.m {
+                        for r in 0..self.m {
+                            y[r] += d[(r, c)] * self.lambda[c];
+                        }
+                    }
+                }
+                if let Some(f) = &self.f {
+                    for c in 0..f.ncols() {
+                        for r in 0..self.m {
+                            y[r] += f[(r, c)] * self.u[c];
+                        }
+                    }
+                }
+                self.y = y;
+            }
+            Relation::FirstOrderNonlinear(r) => {
+                self.gather(sys, true);
+                (r.h)(t, &self.xcat, &self.lambda, &mut self.y);
+            }
+        }
+    }
+
+    /// out ← Σ_i out_i · xcat_i (xcat gathered beforehand).
+    fn apply_out(&self, out: &mut [f64]) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+        let mut c0 = 0;
+        for o in &self.out {
+            for c in 0..o.ncols() {
+                let xc = self.xcat[c0 + c];
+                for r in 0..self.m {
+                    out[r] += o[(r, c)] * xc;
+                }
+            }
+            c0 += o.ncols();
+        }
+    }
+}
+
+/// out[:, c] ← (f(x + δe_c) − fx)/δ, forward differences over x.
+fn fd_columns(
+    f: impl Fn(&[f64], &mut [f64]),
+    x: &mut [f64],
+    fx: &[f64],
+    fplus: &mut [f64],
+    out: &mut DMatrix<f64>,
+) {
+    for c in 0..x.len() {
+        let x0 = x[c];
+        let dx = fd_step(x0);
+        x[c] = x0 + dx;
+        f(x, fplus);
+        x[c] = x0;
+        for r in 0..fx.len() {
+            out[(r, c)] = (fplus[r] - fx[r]) / dx;
+        }
+    }
+}
+
+/// As [`fd_columns`], for the λ argument.
+fn fd_columns_lambda(
+    f: impl Fn(&[f64], &mut [f64]),
+    lambda: &mut [f64],
+    fx: &[f64],
+    fplus: &mut [f64],
+    out: &mut DMatrix<f64>,
+) {
+    fd_columns(f, lambda, fx, fplus, out)
+}

@@ -1,0 +1,583 @@
+//! Time-stepping: Moreau–Jean for Lagrangian systems, Euler–Moreau or the
+//! exact zero-order hold for first-order ones, with one nonsmooth problem
+//! per step, on the exact clock.
+//!
+//! One step from t_k to t_{k+1} = t_k + h (seed 004, (12a)–(12e) and (13)):
+//!
+//! 1. every system computes its free unknown (v_free or x_free) and the
+//!    factored iteration matrix W (Moreau–Jean: W = M + hθC + h²θ²K for
+//!    linear systems; Euler–Moreau: W = I − hθA);
+//! 2. an interaction with Lagrangian unilateral rows is active when its
+//!    predicted output ỹ = y_k + γ h ẏ_k is ≤ 0 in some row (γ =
+//!    `activation_gamma`, 1 in (12e)); first-order and equality
+//!    interactions are always active;
+//! 3. the one-step problem over the active interactions is assembled
+//!    ([`ProblemFamily`]) and solved; for an impact law its rows read
+//!    0 ≤ ẏ_{k+1} + e ẏ_k ⊥ P_{k+1} ≥ 0, P the impulse of the step;
+//! 4. the unknowns are updated: v_{k+1} = v_free + W⁻¹ Σ Hᵀ P,
+//!    q_{k+1} = q_k + h((1−θ) v_k + θ v_{k+1}); x_{k+1} = x_free + h W⁻¹ Σ B λ;
+//! 5. for nonlinear systems or relations, steps 1–4 repeat (Newton) until
+//!    the unknowns change by less than `newton_tolerance`·(1 + ‖unknown‖∞);
+//! 6. outputs y_{k+1} (and ẏ_{k+1}) are computed from the new state.
+//!
+//! The clock is exact: t_k is tick k·(h in ticks) of a rational time base,
+//! never a running sum (see docs/how-a-step-proceeds.md).
+
+mod interaction_work;
+mod problem;
+mod system_work;
+
+use std::sync::Arc;
+
+use thiserror::Error;
+
+pub use problem::ProblemFamily;
+
+use self::interaction_work::InteractionWork;
+use self::problem::OneStepProblem;
+use self::system_work::{Scheme, SystemWork};
+use super::clock::{ClockError, TimeBase};
+use super::events::{Event, EventKind, EventManager};
+use crate::modelling::model::{InteractionId, Model, SystemId};
+use crate::modelling::relation::Relation;
+use crate::numerics::{NumericsError, SolverSettings};
+
+/// The scheme used for first-order systems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FirstOrderScheme {
+    /// Euler–Moreau θ-scheme: x_{k+1} = x_k + h(θ f_{k+1} + (1−θ) f_k) + h r_{k+1}.
+    #[default]
+    EulerMoreau,
+    /// Exact for constant A, b and r held over the step:
+    /// x_{k+1} = e^{Ah} x_k + ∫₀ʰ e^{As} ds (b + r_{k+1}).
+    ZeroOrderHold,
+}
+
+/// Settings of a time-stepping simulation. Times in seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeSteppingSettings {
+    /// Initial time t₀.
+    pub t0: f64,
+    /// Final time: the run ends at the last step t₀ + k h ≤ t_end.
+    pub t_end: f64,
+    /// Time step h > 0.
+    pub step: f64,
+    /// θ ∈ [0, 1] of the Moreau–Jean and Euler–Moreau schemes.
+    pub theta: f64,
+    /// γ ≥ 0 of the activation test ỹ = y_k + γ h ẏ_k ≤ 0 (1 in seed 004 (12e);
+    /// Siconos' MoreauJeanOSI uses 1/2 unless told otherwise).
+    pub activation_gamma: f64,
+    /// Scheme for first-order systems.
+    pub first_order_scheme: FirstOrderScheme,
+    /// Name of the one-step solver of the problem family ("default", …).
+    pub solver: String,
+    /// Settings of that solver.
+    pub solver_settings: SolverSettings,
+    /// Newton loop: relative change of the unknowns that ends it.
+    pub newton_tolerance: f64,
+    /// Newton loop: iteration limit (an error when reached).
+    pub newton_max_iterations: usize,
+}
+
+impl TimeSteppingSettings {
+    /// Defaults: t₀ = 0, θ = 0.5, γ = 1, Euler–Moreau, default solver,
+    /// Newton tolerance 1e-10 with at most 50 iterations.
+    pub fn new(step: f64, t_end: f64) -> Self {
+        TimeSteppingSettings {
+            t0: 0.0,
+            t_end,
+            step,
+            theta: 0.5,
+            activation_gamma: 1.0,
+            first_order_scheme: FirstOrderScheme::EulerMoreau,
+            solver: "default".into(),
+            solver_settings: SolverSettings::default(),
+            newton_tolerance: 1e-10,
+            newton_max_iterations: 50,
+        }
+    }
+
+    /// Checks every value.
+    pub fn validate(&self) -> Result<(), SimulationError> {
+        let bad = |what: &'static str, value: f64, reason: &'static str| {
+            Err(SimulationError::InvalidSetting {
+                what,
+                value,
+                reason,
+            })
+        };
+        if !self.t0.is_finite() {
+            return bad("t0", self.t0, "must be finite");
+        }
+        if !(self.step.is_finite() && self.step > 0.0) {
+            return bad(
+                "step",
+                self.step,
+                "must be a finite positive number of seconds",
+            );
+        }
+        if !(self.t_end.is_finite() && self.t_end >= self.t0) {
+            return bad("t_end", self.t_end, "must be finite and not before t0");
+        }
+        if !(0.0..=1.0).contains(&self.theta) {
+            return bad("theta", self.theta, "must be in [0, 1]");
+        }
+        if !(self.activation_gamma.is_finite() && self.activation_gamma >= 0.0) {
+            return bad(
+                "activation_gamma",
+                self.activation_gamma,
+                "must be finite and ≥ 0",
+            );
+        }
+        if !(self.newton_tolerance.is_finite() && self.newton_tolerance > 0.0) {
+            return bad(
+                "newton_tolerance",
+                self.newton_tolerance,
+                "must be positive",
+            );
+        }
+        if self.newton_max_iterations == 0 {
+            return bad("newton_max_iterations", 0.0, "must be at least 1");
+        }
+        self.solver_settings
+            .validate()
+            .map_err(SimulationError::Numerics)
+    }
+}
+
+/// Why a simulation cannot start or go on. Errors during a run carry the
+/// time and the step index.
+#[derive(Debug, Error)]
+pub enum SimulationError {
+    /// A setting out of range.
+    #[error("setting {what} = {value}: {reason}")]
+    InvalidSetting {
+        /// The setting.
+        what: &'static str,
+        /// Its value.
+        value: f64,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// Times that do not fit the exact clock.
+    #[error(transparent)]
+    Clock(#[from] ClockError),
+    /// Bad input to the numerics layer (e.g. an unknown solver name).
+    #[error(transparent)]
+    Numerics(NumericsError),
+    /// The one-step problem was not solved.
+    #[error("t = {t} (step {step}): the one-step problem of size {size} was not solved by {solver}: {status}, error {error:.3e}")]
+    SolverFailed {
+        /// Time at the end of the failed step.
+        t: f64,
+        /// Step index.
+        step: u64,
+        /// Solver name.
+        solver: &'static str,
+        /// Its status.
+        status: &'static str,
+        /// Its error measure.
+        error: f64,
+        /// Problem size.
+        size: usize,
+    },
+    /// W = M + hθC + h²θ²K or I − hθA is singular.
+    #[error("system '{system}': the iteration matrix W is singular")]
+    SingularIterationMatrix {
+        /// The system.
+        system: String,
+    },
+    /// The Newton loop did not converge.
+    #[error("t = {t} (step {step}): Newton loop stopped after {iterations} iterations, last change {change:.3e}")]
+    NewtonFailed {
+        /// Time at the end of the step.
+        t: f64,
+        /// Step index.
+        step: u64,
+        /// Iterations done.
+        iterations: usize,
+        /// Last relative change.
+        change: f64,
+    },
+    /// The state became NaN or infinite.
+    #[error("t = {t} (step {step}): the state of '{object}' is not finite")]
+    NonFinite {
+        /// Time.
+        t: f64,
+        /// Step index.
+        step: u64,
+        /// The system.
+        object: String,
+    },
+    /// A combination the simulator does not handle.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A handle or input of the wrong size.
+    #[error("{0}")]
+    BadArgument(String),
+}
+
+/// What [`TimeStepping::step`] did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepOutcome {
+    /// The simulation advanced to this instant (events in [`TimeStepping::last_events`]).
+    Advanced {
+        /// The instant, in ticks.
+        tick: i64,
+        /// The instant, in seconds.
+        t: f64,
+    },
+    /// The final time is reached; nothing was done.
+    Finished,
+}
+
+/// Counters of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Statistics {
+    /// Time steps done.
+    pub steps: u64,
+    /// One-step problems solved.
+    pub solves: u64,
+    /// Solver iterations, summed.
+    pub solver_iterations: u64,
+    /// Newton iterations, summed over steps (1 per step for linear models).
+    pub newton_iterations: u64,
+}
+
+/// A time-stepping simulation of a [`Model`]: holds the state; the model
+/// is shared and never changed.
+pub struct TimeStepping {
+    model: Arc<Model>,
+    settings: TimeSteppingSettings,
+    base: TimeBase,
+    tick: i64,
+    end_tick: i64,
+    events: EventManager,
+    instant: Vec<Event>,
+    sys: Vec<SystemWork>,
+    inters: Vec<InteractionWork>,
+    /// The response matrices never change (linear relations on systems with constant W).
+    resp_fixed: Vec<bool>,
+    osnsp: OneStepProblem,
+    all_linear: bool,
+    stats: Statistics,
+}
+
+impl TimeStepping {
+    /// Prepares a simulation: checks the settings, builds the clock,
+    /// factors constant iteration matrices and evaluates the initial outputs.
+    pub fn new(
+        model: impl Into<Arc<Model>>,
+        settings: TimeSteppingSettings,
+    ) -> Result<Self, SimulationError> {
+        let model = model.into();
+        settings.validate()?;
+        if model.systems().is_empty() {
+            return Err(SimulationError::BadArgument(
+                "the model has no dynamical system".into(),
+            ));
+        }
+        let base = TimeBase::for_times(&[
+            ("t0", settings.t0),
+            ("t_end", settings.t_end),
+            ("step", settings.step),
+        ])?;
+        let t0_tick = base.ticks("t0", settings.t0)?;
+        let step_ticks = base.period("step", settings.step)?;
+        let end_tick = base.ticks("t_end", settings.t_end)?;
+        let mut events = EventManager::new();
+        events.add_periodic(
+            EventKind::TimeDiscretisation,
+            t0_tick + step_ticks,
+            step_ticks,
+        )?;
+        let (h, theta) = (settings.step, settings.theta);
+        let mut sys = Vec::with_capacity(model.systems().len());
+        for s in model.systems() {
+            let scheme = if s.ds.is_lagrangian() {
+                Scheme::MoreauJean
+            } else if settings.first_order_scheme == FirstOrderScheme::ZeroOrderHold {
+                Scheme::ZeroOrderHold
+            } else {
+                Scheme::EulerMoreau
+            };
+            sys.push(SystemWork::new(&s.name, &s.ds, scheme, h, theta)?);
+        }
+        let mut inters: Vec<InteractionWork> = model
+            .interactions()
+            .iter()
+            .map(|i| InteractionWork::new(i, &sys))
+            .collect();
+        let osnsp =
+            OneStepProblem::new(&model, &inters, &settings.solver, settings.solver_settings)?;
+        let all_linear = sys.iter().all(|s| s.linear) && inters.iter().all(|i| i.linear);
+        let resp_fixed: Vec<bool> = inters
+            .iter()
+            .map(|i| i.linear && i.systems.iter().all(|&s| sys[s].w_is_fixed()))
+            .collect();
+        let t0 = settings.t0;
+        for (k, (w, inter)) in inters.iter_mut().zip(model.interactions()).enumerate() {
+            w.linearise(&inter.relation, &sys, t0);
+            if resp_fixed[k] {
+                w.compute_response(&mut sys, h, false);
+            }
+            w.update_output(&inter.relation, &sys, t0);
+        }
+        Ok(TimeStepping {
+            model,
+            settings,
+            base,
+            tick: t0_tick,
+            end_tick,
+            events,
+            instant: Vec::with_capacity(8),
+            sys,
+            inters,
+            resp_fixed,
+            osnsp,
+            all_linear,
+            stats: Statistics::default(),
+        })
+    }
+
+    /// Advances to the next instant of the event schedule and processes its
+    /// events in the documented order (an integration step for a
+    /// time-discretisation event).
+    pub fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+        match self.events.next_tick() {
+            Some(next) if next <= self.end_tick => {}
+            _ => return Ok(StepOutcome::Finished),
+        }
+        let mut instant = std::mem::take(&mut self.instant);
+        let tick = self
+            .events
+            .pop_instant(&mut instant)
+            .expect("an event is pending");
+        let mut result = Ok(());
+        for ev in &instant {
+            if ev.kind == EventKind::TimeDiscretisation {
+                result = self.integrate(tick);
+                if result.is_err() {
+                    break;
+                }
+            }
+        }
+        self.instant = instant;
+        result?;
+        self.tick = tick;
+        Ok(StepOutcome::Advanced {
+            tick,
+            t: self.base.seconds(tick),
+        })
+    }
+
+    /// Runs to the final time, calling `each` after every instant.
+    pub fn run(&mut self, mut each: impl FnMut(&TimeStepping)) -> Result<(), SimulationError> {
+        while let StepOutcome::Advanced { .. } = self.step()? {
+            each(self);
+        }
+        Ok(())
+    }
+
+    fn integrate(&mut self, tick1: i64) -> Result<(), SimulationError> {
+        let t0 = self.base.seconds(self.tick);
+        let t1 = self.base.seconds(tick1);
+        let (h, theta, gamma) = (
+            self.settings.step,
+            self.settings.theta,
+            self.settings.activation_gamma,
+        );
+        let step = self.stats.steps + 1;
+        let model = Arc::clone(&self.model);
+        for (w, s) in self.sys.iter_mut().zip(model.systems()) {
+            w.begin_step(&s.ds, t0, t1, h, theta)?;
+        }
+        for w in &mut self.inters {
+            w.y_start.copy_from_slice(&w.y);
+            w.ydot_start.copy_from_slice(&w.ydot);
+            if w.unilateral {
+                w.active = (0..w.m).any(|r| w.y[r] + gamma * h * w.ydot[r] <= 0.0);
+            }
+        }
+        let max_it = if self.all_linear {
+            1
+        } else {
+            self.settings.newton_max_iterations
+        };
+        let mut change = f64::INFINITY;
+        for it in 0..max_it {
+            self.stats.newton_iterations += 1;
+            for (w, s) in self.sys.iter_mut().zip(model.systems()) {
+                w.compute_free(&s.ds, t0, t1, h, theta)?;
+            }
+            for (k, (w, inter)) in self.inters.iter_mut().zip(model.interactions()).enumerate() {
+                if self.resp_fixed[k] {
+                    continue;
+                }
+                w.linearise(&inter.relation, &self.sys, t1);
+                let nonlinear_first_order =
+                    matches!(inter.relation, Relation::FirstOrderNonlinear(_));
+                w.compute_response(&mut self.sys, h, nonlinear_first_order);
+            }
+            self.osnsp
+                .solve(&model, &self.sys, &mut self.inters, t1, step)?;
+            change = 0.0;
+            for s in 0..self.sys.len() {
+                let mut unknown = std::mem::take(&mut self.sys[s].unknown);
+                unknown.copy_from_slice(&self.sys[s].free);
+                for a in model.interactions_of(SystemId(s)) {
+                    let w = &self.inters[a.0];
+                    if !w.active {
+                        continue;
+                    }
+                    let k = w
+                        .systems
+                        .iter()
+                        .position(|&x| x == s)
+                        .expect("linked system");
+                    let resp = &w.resp[k];
+                    if !w.lagrangian {
+                        unknown
+                            .iter_mut()
+                            .zip(&w.shift[k])
+                            .for_each(|(u, d)| *u += d);
+                    }
+                    for c in 0..w.m {
+                        let l = w.lambda[c];
+                        if l != 0.0 {
+                            for i in 0..unknown.len() {
+                                unknown[i] += resp[(i, c)] * l;
+                            }
+                        }
+                    }
+                }
+                let scale = 1.0 + unknown.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+                let c = self.sys[s].set_unknown(&unknown, h, theta) / scale;
+                self.sys[s].unknown = unknown;
+                if !c.is_finite() {
+                    return Err(SimulationError::NonFinite {
+                        t: t1,
+                        step,
+                        object: self.sys[s].name.clone(),
+                    });
+                }
+                change = change.max(c);
+            }
+            if self.all_linear || (it > 0 && change <= self.settings.newton_tolerance) {
+                break;
+            }
+            if it + 1 == max_it {
+                return Err(SimulationError::NewtonFailed {
+                    t: t1,
+                    step,
+                    iterations: max_it,
+                    change,
+                });
+            }
+        }
+        let _ = change;
+        for (w, inter) in self.inters.iter_mut().zip(model.interactions()) {
+            w.update_output(&inter.relation, &self.sys, t1);
+        }
+        for s in &self.sys {
+            if !s.q.iter().chain(&s.v).all(|x| x.is_finite()) {
+                return Err(SimulationError::NonFinite {
+                    t: t1,
+                    step,
+                    object: s.name.clone(),
+                });
+            }
+        }
+        self.stats.steps += 1;
+        self.stats.solves = self.osnsp.solves;
+        self.stats.solver_iterations = self.osnsp.iterations;
+        Ok(())
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &TimeSteppingSettings {
+        &self.settings
+    }
+
+    /// The family of the one-step problems.
+    pub fn problem_family(&self) -> ProblemFamily {
+        self.osnsp.family
+    }
+
+    /// Current time in seconds (exact tick converted once).
+    pub fn time(&self) -> f64 {
+        self.base.seconds(self.tick)
+    }
+
+    /// Current instant in ticks, and the time base.
+    pub fn tick(&self) -> (i64, TimeBase) {
+        (self.tick, self.base)
+    }
+
+    /// Events processed at the last instant, in order.
+    pub fn last_events(&self) -> &[Event] {
+        &self.instant
+    }
+
+    /// Counters of the run so far.
+    pub fn statistics(&self) -> Statistics {
+        self.stats
+    }
+
+    /// Position q of a Lagrangian system, or state x of a first-order one.
+    pub fn q(&self, s: SystemId) -> &[f64] {
+        &self.sys[s.0].q
+    }
+
+    /// State x of a first-order system (same as [`TimeStepping::q`]).
+    pub fn x(&self, s: SystemId) -> &[f64] {
+        &self.sys[s.0].q
+    }
+
+    /// Velocity v of a Lagrangian system (empty for first-order systems).
+    pub fn v(&self, s: SystemId) -> &[f64] {
+        &self.sys[s.0].v
+    }
+
+    /// Output y of an interaction at the current time.
+    pub fn y(&self, i: InteractionId) -> &[f64] {
+        &self.inters[i.0].y
+    }
+
+    /// ẏ of a Lagrangian interaction at the current time.
+    pub fn ydot(&self, i: InteractionId) -> &[f64] {
+        &self.inters[i.0].ydot
+    }
+
+    /// λ of an interaction: for impact laws the impulse P of the last step,
+    /// for first-order laws the multiplier λ_{k+1}.
+    pub fn lambda(&self, i: InteractionId) -> &[f64] {
+        &self.inters[i.0].lambda
+    }
+
+    /// True when the interaction took part in the last step's problem.
+    pub fn is_active(&self, i: InteractionId) -> bool {
+        self.inters[i.0].active
+    }
+
+    /// Sets the control input u of a first-order linear relation (held
+    /// until changed).
+    pub fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError> {
+        let w = &mut self.inters[i.0];
+        if w.u.len() != u.len() {
+            return Err(SimulationError::BadArgument(format!(
+                "interaction '{}': input of size {} given, its relation takes {}",
+                w.name,
+                u.len(),
+                w.u.len()
+            )));
+        }
+        w.u.copy_from_slice(u);
+        Ok(())
+    }
+}

@@ -1,0 +1,303 @@
+//! The one-step nonsmooth problem of a time step, assembled from the active
+//! interactions and solved by the numerics layer.
+//!
+//! Rows of interaction α: w_α = q_α + Σ_β W_αβ λ_β with
+//! W_αβ = Σ_{i shared by α and β} out_α,i · resp_β,i (+ D_α when β = α):
+//! for Moreau–Jean W_αβ = H_α,i W_i⁻¹ H_β,iᵀ, for Euler–Moreau
+//! C_α,i (h W_i⁻¹) B_β,i + D_α. Only blocks of interactions sharing a
+//! system are nonzero, so the assembly costs O(Σ_i (interactions on i)²).
+//!
+//! The family follows the rows: all complementarity → LCP; complementarity
+//! and equalities → MLCP (equality rows first); all relay → relay problem.
+
+use nalgebra::DMatrix;
+
+use super::interaction_work::{InteractionWork, RowKind};
+use super::system_work::SystemWork;
+use super::SimulationError;
+use crate::modelling::model::{Model, SystemId};
+use crate::numerics::lcp::{lcp_solver, Lcp, LcpSolver};
+use crate::numerics::mlcp::{mlcp_solver, Mlcp, MlcpSolver};
+use crate::numerics::relay::{relay_solver, Relay, RelaySolver};
+use crate::numerics::report::SolveReport;
+use crate::numerics::{Matrix, SolverSettings};
+
+/// The family of the one-step problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemFamily {
+    /// Linear complementarity.
+    Lcp,
+    /// Mixed linear complementarity.
+    Mlcp,
+    /// Relay (box-constrained).
+    Relay,
+}
+
+enum Slot {
+    Lcp(Lcp, Box<dyn LcpSolver>),
+    Mlcp(Mlcp, Box<dyn MlcpSolver>),
+    Relay(Relay, Box<dyn RelaySolver>),
+}
+
+struct SizedSlot {
+    slot: Slot,
+    z: Vec<f64>,
+    w: Vec<f64>,
+}
+
+pub(crate) struct OneStepProblem {
+    pub family: ProblemFamily,
+    solver: String,
+    settings: SolverSettings,
+    slots: Vec<Option<SizedSlot>>,
+    /// Active interactions of this step, and the offset of each one's rows.
+    pub active: Vec<usize>,
+    offset: Vec<usize>,
+    /// Problem position of each interaction row (in `offset` order).
+    pos: Vec<usize>,
+    /// Problem offset of each interaction (usize::MAX when inactive).
+    slot_of: Vec<usize>,
+    qbuf: Vec<f64>,
+    pub last_report: Option<SolveReport>,
+    /// Solves and summed solver iterations.
+    pub solves: u64,
+    pub iterations: u64,
+}
+
+impl OneStepProblem {
+    pub fn new(
+        model: &Model,
+        inters: &[InteractionWork],
+        solver: &str,
+        settings: SolverSettings,
+    ) -> Result<Self, SimulationError> {
+        let mut has = [false; 3];
+        for w in inters {
+            for r in &w.rows {
+                match r {
+                    RowKind::Complementarity => has[0] = true,
+                    RowKind::Equality => has[1] = true,
+                    RowKind::Box(..) => has[2] = true,
+                }
+            }
+        }
+        let family = match has {
+            [_, _, true] if has[0] || has[1] => {
+                return Err(SimulationError::Unsupported(
+                    "relay laws together with complementarity or equality laws in one model".into(),
+                ))
+            }
+            [_, _, true] => ProblemFamily::Relay,
+            [_, true, _] => ProblemFamily::Mlcp,
+            _ => ProblemFamily::Lcp,
+        };
+        // Check the solver name once, so a typo fails before the first step.
+        match family {
+            ProblemFamily::Lcp => lcp_solver(solver, settings).map(|_| ()),
+            ProblemFamily::Mlcp => mlcp_solver(solver, settings).map(|_| ()),
+            ProblemFamily::Relay => relay_solver(solver, settings).map(|_| ()),
+        }
+        .map_err(SimulationError::Numerics)?;
+        let total: usize = inters.iter().map(|w| w.m).sum();
+        let _ = model.interactions().len();
+        Ok(OneStepProblem {
+            family,
+            solver: solver.to_string(),
+            settings,
+            slots: (0..=total).map(|_| None).collect(),
+            active: Vec::with_capacity(inters.len()),
+            offset: Vec::with_capacity(inters.len()),
+            pos: vec![0; total],
+            slot_of: vec![usize::MAX; inters.len()],
+            qbuf: vec![0.0; total],
+            last_report: None,
+            solves: 0,
+            iterations: 0,
+        })
+    }
+
+    /// Assembles and solves the problem over the active interactions and
+    /// writes λ of every interaction (zero when inactive). Returns false
+    /// when no interaction is active.
+    pub fn solve(
+        &mut self,
+        model: &Model,
+        sys: &[SystemWork],
+        inters: &mut [InteractionWork],
+        t: f64,
+        step: u64,
+    ) -> Result<bool, SimulationError> {
+        self.active.clear();
+        self.offset.clear();
+        let mut n = 0;
+        let mut n_eq = 0;
+        for (a, w) in inters.iter_mut().enumerate() {
+            self.slot_of[a] = usize::MAX;
+            if w.active {
+                self.slot_of[a] = n;
+                self.active.push(a);
+                self.offset.push(n);
+                n += w.m;
+                n_eq += w.rows.iter().filter(|r| **r == RowKind::Equality).count();
+            } else {
+                w.lambda.iter_mut().for_each(|x| *x = 0.0);
+            }
+        }
+        if n == 0 {
+            return Ok(false);
+        }
+        // Row positions: equalities first (MLCP), else natural order.
+        let (mut next_eq, mut next_other) = (0, n_eq);
+        for (k, &a) in self.active.iter().enumerate() {
+            for (r, kind) in inters[a].rows.iter().enumerate() {
+                let p = if *kind == RowKind::Equality {
+                    next_eq += 1;
+                    next_eq - 1
+                } else {
+                    next_other += 1;
+                    next_other - 1
+                };
+                self.pos[self.offset[k] + r] = p;
+            }
+        }
+        let slot = sized_slot(
+            &mut self.slots,
+            self.family,
+            &self.solver,
+            self.settings,
+            n,
+            n_eq,
+        )?;
+        let (mat, q, mut bounds) = match &mut slot.slot {
+            Slot::Lcp(p, _) => (&mut p.m, &mut p.q, None),
+            Slot::Mlcp(p, _) => (&mut p.m, &mut p.q, None),
+            Slot::Relay(p, _) => (&mut p.m, &mut p.q, Some((&mut p.lb, &mut p.ub))),
+        };
+        let Matrix::Dense(mat) = mat else {
+            unreachable!("one-step problems are assembled dense")
+        };
+        mat.fill(0.0);
+        for (k, &a) in self.active.iter().enumerate() {
+            let wa = &inters[a];
+            let oa = self.offset[k];
+            wa.free_output(sys, &mut self.qbuf[..wa.m]);
+            for r in 0..wa.m {
+                let pr = self.pos[oa + r];
+                q[pr] = self.qbuf[r];
+                if let (Some((lb, ub)), RowKind::Box(l, u)) = (&mut bounds, wa.rows[r]) {
+                    lb[pr] = l;
+                    ub[pr] = u;
+                }
+            }
+            // W_αβ = Σ_i out_α,i · resp_β,i over the systems i of α.
+            for (ka, &s) in wa.systems.iter().enumerate() {
+                let out_a = &wa.out[ka];
+                for b_id in model.interactions_of(SystemId(s)) {
+                    let b = b_id.0;
+                    let ob = self.slot_of[b];
+                    if ob == usize::MAX {
+                        continue;
+                    }
+                    let wb = &inters[b];
+                    let kb = wb
+                        .systems
+                        .iter()
+                        .position(|&x| x == s)
+                        .expect("linked system");
+                    let resp_b = &wb.resp[kb];
+                    for c in 0..wb.m {
+                        let pc = self.pos[ob + c];
+                        for r in 0..wa.m {
+                            let mut v = 0.0;
+                            for i in 0..out_a.ncols() {
+                                v += out_a[(r, i)] * resp_b[(i, c)];
+                            }
+                            mat[(self.pos[oa + r], pc)] += v;
+                        }
+                    }
+                }
+            }
+            if let Some(d) = &wa.d {
+                for c in 0..wa.m {
+                    for r in 0..wa.m {
+                        mat[(self.pos[oa + r], self.pos[oa + c])] += d[(r, c)];
+                    }
+                }
+            }
+        }
+        // Warm start from the previous multipliers.
+        for (k, &a) in self.active.iter().enumerate() {
+            for r in 0..inters[a].m {
+                slot.z[self.pos[self.offset[k] + r]] = inters[a].lambda[r];
+            }
+        }
+        let report = match &mut slot.slot {
+            Slot::Lcp(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
+            Slot::Mlcp(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
+            Slot::Relay(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
+        }
+        .map_err(SimulationError::Numerics)?;
+        self.solves += 1;
+        self.iterations += report.iterations as u64;
+        if !report.status.is_solved() {
+            return Err(SimulationError::SolverFailed {
+                t,
+                step,
+                solver: report.solver,
+                status: report.status.as_str(),
+                error: report.error,
+                size: n,
+            });
+        }
+        for (k, &a) in self.active.iter().enumerate() {
+            let o = self.offset[k];
+            let w = &mut inters[a];
+            for r in 0..w.m {
+                w.lambda[r] = slot.z[self.pos[o + r]];
+            }
+        }
+        self.last_report = Some(report);
+        Ok(true)
+    }
+}
+
+fn sized_slot<'a>(
+    slots: &'a mut [Option<SizedSlot>],
+    family: ProblemFamily,
+    solver: &str,
+    settings: SolverSettings,
+    n: usize,
+    n_eq: usize,
+) -> Result<&'a mut SizedSlot, SimulationError> {
+    let rebuild = match &slots[n] {
+        None => true,
+        Some(s) => matches!(&s.slot, Slot::Mlcp(p, _) if p.n_eq != n_eq),
+    };
+    if rebuild {
+        let m = Matrix::Dense(DMatrix::zeros(n, n));
+        let q = vec![0.0; n];
+        let e = SimulationError::Numerics;
+        let slot = match family {
+            ProblemFamily::Lcp => Slot::Lcp(Lcp { m, q }, lcp_solver(solver, settings).map_err(e)?),
+            ProblemFamily::Mlcp => Slot::Mlcp(
+                Mlcp { m, q, n_eq },
+                mlcp_solver(solver, settings).map_err(e)?,
+            ),
+            ProblemFamily::Relay => Slot::Relay(
+                Relay {
+                    m,
+                    q,
+                    lb: vec![0.0; n],
+                    ub: vec![0.0; n],
+                },
+                relay_solver(solver, settings).map_err(e)?,
+            ),
+        };
+        slots[n] = Some(SizedSlot {
+            slot,
+            z: vec![0.0; n],
+            w: vec![0.0; n],
+        });
+    }
+    Ok(slots[n].as_mut().expect("slot just built"))
+}
