@@ -77,6 +77,8 @@ pub struct TimeSteppingSettings {
     pub newton_tolerance: f64,
     /// Newton loop: iteration limit (an error when reached).
     pub newton_max_iterations: usize,
+    /// An output event every `output_every` steps, from t₀ on (t₀ included).
+    pub output_every: u64,
 }
 
 impl TimeSteppingSettings {
@@ -94,6 +96,7 @@ impl TimeSteppingSettings {
             solver_settings: SolverSettings::default(),
             newton_tolerance: 1e-10,
             newton_max_iterations: 50,
+            output_every: 1,
         }
     }
 
@@ -135,6 +138,9 @@ impl TimeSteppingSettings {
                 self.newton_tolerance,
                 "must be positive",
             );
+        }
+        if self.output_every == 0 {
+            return bad("output_every", 0.0, "must be at least 1");
         }
         if self.newton_max_iterations == 0 {
             return bad("newton_max_iterations", 0.0, "must be at least 1");
@@ -261,6 +267,7 @@ pub struct TimeStepping {
     osnsp: OneStepProblem,
     all_linear: bool,
     stats: Statistics,
+    source_names: Vec<String>,
 }
 
 impl TimeStepping {
@@ -291,6 +298,16 @@ impl TimeStepping {
             t0_tick + step_ticks,
             step_ticks,
         )?;
+        let every = i64::try_from(settings.output_every)
+            .ok()
+            .and_then(|e| e.checked_mul(step_ticks))
+            .ok_or(SimulationError::InvalidSetting {
+                what: "output_every",
+                value: settings.output_every as f64,
+                reason: "too large",
+            })?;
+        events.add_periodic(EventKind::Output, t0_tick, every)?;
+        let source_names = vec!["step".to_string(), "output".to_string()];
         let (h, theta) = (settings.step, settings.theta);
         let mut sys = Vec::with_capacity(model.systems().len());
         for s in model.systems() {
@@ -337,6 +354,7 @@ impl TimeStepping {
             osnsp,
             all_linear,
             stats: Statistics::default(),
+            source_names,
         })
     }
 
@@ -371,7 +389,8 @@ impl TimeStepping {
         })
     }
 
-    /// Runs to the final time, calling `each` after every instant.
+    /// Runs to the final time, calling `each` after every instant (including
+    /// t₀, whose only event is the first output).
     pub fn run(&mut self, mut each: impl FnMut(&TimeStepping)) -> Result<(), SimulationError> {
         while let StepOutcome::Advanced { .. } = self.step()? {
             each(self);
@@ -522,6 +541,17 @@ impl TimeStepping {
     /// Events processed at the last instant, in order.
     pub fn last_events(&self) -> &[Event] {
         &self.instant
+    }
+
+    /// True when the last instant had an output event (record a row).
+    pub fn is_output_instant(&self) -> bool {
+        self.instant.iter().any(|e| e.kind == EventKind::Output)
+    }
+
+    /// Name of an event source, for event logs: `step` (time discretisation),
+    /// `output`.
+    pub fn source_name(&self, id: super::events::SourceId) -> &str {
+        self.source_names.get(id.0).map_or("?", |s| s.as_str())
     }
 
     /// Counters of the run so far.
