@@ -54,6 +54,9 @@ pub(crate) struct InteractionWork {
     pub ydot_start: Vec<f64>,
     /// y at the start of the step.
     pub y_start: Vec<f64>,
+    /// Bounds on the rounding errors of y and ẏ (linear Lagrangian relations).
+    pub y_noise: Vec<f64>,
+    pub ydot_noise: Vec<f64>,
     pub active: bool,
     /// Scratch: concatenated state of the linked systems and λ-sized vectors.
     xcat: Vec<f64>,
@@ -119,6 +122,8 @@ impl InteractionWork {
             lambda: vec![0.0; m],
             ydot_start: vec![0.0; m],
             y_start: vec![0.0; m],
+            y_noise: vec![0.0; m],
+            ydot_noise: vec![0.0; m],
             active: !unilateral,
             xcat: vec![0.0; ntot],
             xcat2: vec![0.0; ntot],
@@ -375,10 +380,16 @@ impl InteractionWork {
                     full[r] += self.e[r];
                 }
                 self.y = full;
+                let mut noise = std::mem::take(&mut self.y_noise);
+                self.rounding_bound(&mut noise, true);
+                self.y_noise = noise;
                 self.gather(sys, false);
                 let mut yd = std::mem::take(&mut self.ydot);
                 self.apply_out(&mut yd);
                 self.ydot = yd;
+                let mut noise = std::mem::take(&mut self.ydot_noise);
+                self.rounding_bound(&mut noise, false);
+                self.ydot_noise = noise;
             }
             Relation::LagrangianScleronomous(r) => {
                 self.gather(sys, true);
@@ -419,6 +430,29 @@ impl InteractionWork {
     }
 
     /// out ← Σ_i out_i · xcat_i (xcat gathered beforehand).
+    /// out ← 4ε Σ_i |out_i| · |xcat_i| (+ 4ε|e|): a bound on the rounding
+    /// error of [`Self::apply_out`], so that the activation test reads
+    /// "ỹ ≤ 0 up to the rounding of its own computation".
+    fn rounding_bound(&self, out: &mut [f64], with_e: bool) {
+        out.iter_mut().for_each(|x| *x = 0.0);
+        let mut c0 = 0;
+        for o in &self.out {
+            for c in 0..o.ncols() {
+                let xc = self.xcat[c0 + c].abs();
+                for r in 0..self.m {
+                    out[r] += o[(r, c)].abs() * xc;
+                }
+            }
+            c0 += o.ncols();
+        }
+        for r in 0..self.m {
+            if with_e {
+                out[r] += self.e[r].abs();
+            }
+            out[r] *= 4.0 * f64::EPSILON;
+        }
+    }
+
     fn apply_out(&self, out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
         let mut c0 = 0;

@@ -9,8 +9,10 @@
 //!    linear systems; Euler–Moreau: W = I − hθA);
 //! 2. an interaction with Lagrangian unilateral rows is active when its
 //!    predicted output ỹ = y_k + γ h ẏ_k is ≤ 0 in some row (γ =
-//!    `activation_gamma`, 1 in (12e)); first-order and equality
-//!    interactions are always active;
+//!    `activation_gamma`, 1 in (12e)), up to the rounding error of ỹ's own
+//!    computation (4ε Σ|H_ij q_j| + 4ε|b_i| + γh·4ε Σ|H_ij v_j| for linear
+//!    relations): a resting contact whose y is 1e-17 by rounding stays
+//!    active; first-order and equality interactions are always active;
 //! 3. the one-step problem over the active interactions is assembled
 //!    ([`ProblemFamily`]) and solved; for an impact law its rows read
 //!    0 ≤ ẏ_{k+1} + e ẏ_k ⊥ P_{k+1} ≥ 0, P the impulse of the step;
@@ -415,7 +417,9 @@ impl TimeStepping {
             w.y_start.copy_from_slice(&w.y);
             w.ydot_start.copy_from_slice(&w.ydot);
             if w.unilateral {
-                w.active = (0..w.m).any(|r| w.y[r] + gamma * h * w.ydot[r] <= 0.0);
+                w.active = (0..w.m).any(|r| {
+                    w.y[r] + gamma * h * w.ydot[r] <= w.y_noise[r] + gamma * h * w.ydot_noise[r]
+                });
             }
         }
         let max_it = if self.all_linear {
