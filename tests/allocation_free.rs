@@ -135,3 +135,49 @@ fn sized_relay_solvers_do_not_allocate() {
         });
     }
 }
+
+#[path = "common/mod.rs"]
+mod common;
+
+/// Steps `warmup` times, then counts the allocations of `steps` more steps.
+fn allocations_per_run(
+    model: nonsmooth::modelling::Model,
+    settings: nonsmooth::simulation::TimeSteppingSettings,
+    warmup: usize,
+    steps: usize,
+) -> usize {
+    let mut sim = nonsmooth::simulation::TimeStepping::new(model, settings).unwrap();
+    for _ in 0..warmup {
+        sim.step().unwrap();
+    }
+    let before = allocations();
+    for _ in 0..steps {
+        sim.step().unwrap();
+    }
+    allocations() - before
+}
+
+#[test]
+fn time_steps_do_not_allocate_once_every_problem_size_was_seen() {
+    use nonsmooth::simulation::TimeSteppingSettings;
+    // Bouncing ball: problems of size 0 and 1, seen in the first bounce.
+    let (ball, _, _) = common::bouncing_ball(1.0, 0.9, 0.1);
+    assert_eq!(
+        allocations_per_run(ball, TimeSteppingSettings::new(0.005, 10.0), 200, 1500),
+        0
+    );
+    let (diodes, _, _) = common::diode_bridge();
+    assert_eq!(
+        allocations_per_run(diodes, TimeSteppingSettings::new(1e-6, 5e-3), 100, 3000),
+        0
+    );
+    let (relay, _, _) = common::relay(1.0, 1.0, [0.0, 2.21]);
+    let mut settings = TimeSteppingSettings::new(0.01, 10.0);
+    settings.theta = 1.0;
+    assert_eq!(allocations_per_run(relay, settings, 10, 900), 0);
+    let (column, _, _) = common::beads_column(10, 0.1, 0.0, 0.5);
+    assert_eq!(
+        allocations_per_run(column, TimeSteppingSettings::new(1e-3, 1.0), 10, 900),
+        0
+    );
+}

@@ -179,6 +179,9 @@ impl LcpSolver for Lemke {
         let tol = self.settings.tolerance;
         let max_pivots = self.settings.iterations_or(10 * n + 100);
         z.iter_mut().for_each(|v| *v = 0.0);
+        // Size the workspace on every path, so that the first solve of size n
+        // (even a trivial one) is the last to allocate.
+        self.ws.resize(n);
         // q ≥ 0: z = 0 solves it.
         if problem.q.iter().all(|&qi| qi >= 0.0) {
             return Ok(finish(
@@ -195,7 +198,6 @@ impl LcpSolver for Lemke {
             ));
         }
         let ws = &mut self.ws;
-        ws.resize(n);
         problem.m.write_dense(&mut ws.m);
         ws.binv.iter_mut().for_each(|v| *v = 0.0);
         for i in 0..n {
