@@ -4,6 +4,7 @@
 //! not succeed (a solver that stopped short of its tolerance), 2 for bad
 //! input (unreadable or malformed file, bad option values).
 
+mod plot;
 mod solve;
 
 use std::process::ExitCode;
@@ -29,6 +30,13 @@ pub enum Command {
     /// the time and the vectors (or one JSON object with --json).
     #[command(after_help = solve::short_help(), after_long_help = solve::long_help())]
     Solve(solve::SolveArgs),
+
+    /// Plot columns of a simulation CSV file as an SVG or PNG image.
+    ///
+    /// One line per column against `t` (or -x COL), with a legend, axis
+    /// labels and a title; long series are decimated for drawing.
+    #[command(after_help = plot::short_help(), after_long_help = plot::long_help())]
+    Plot(plot::PlotArgs),
 }
 
 /// Parses the command line and runs the subcommand. Argument errors exit
@@ -37,6 +45,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Command::Solve(args) => solve::run(args),
+        Command::Plot(args) => plot::run(args),
     }
 }
 

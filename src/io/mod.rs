@@ -5,7 +5,10 @@
 //! the layout and for how the odd files are handled. This module adds the
 //! problem-family glue: [`Problem`], [`ProblemKind`] (with inference from a
 //! file's path) and [`read_problem`] / [`write_problem`].
+//!
+//! [`plot`] reads simulation CSV files and draws them as SVG or PNG images.
 
+pub mod plot;
 pub mod siconos_text;
 
 use std::fmt;
