@@ -219,6 +219,24 @@ impl BlockSparseMatrix {
         self.block_col.len()
     }
 
+    /// Index of the stored block at (block row `r`, block column `c`), for
+    /// [`BlockSparseMatrix::block_values_mut`]; `None` when not stored.
+    /// O(blocks in row r).
+    pub fn block_index(&self, r: usize, c: usize) -> Option<usize> {
+        (self.row_ptr[r]..self.row_ptr[r + 1]).find(|&k| self.block_col[k] == c)
+    }
+
+    /// The column-major values of stored block `k`, to update in place (the
+    /// pattern stays fixed).
+    pub fn block_values_mut(&mut self, k: usize) -> &mut [f64] {
+        &mut self.values[self.value_ptr[k]..self.value_ptr[k + 1]]
+    }
+
+    /// All stored values, to reset in place.
+    pub fn values_mut(&mut self) -> &mut [f64] {
+        &mut self.values
+    }
+
     /// Sizes of the block rows.
     pub fn row_sizes(&self) -> Vec<usize> {
         self.row_offsets.windows(2).map(|w| w[1] - w[0]).collect()

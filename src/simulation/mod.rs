@@ -7,6 +7,6 @@ pub mod time_stepping;
 pub use clock::{ClockError, Rational, TimeBase};
 pub use events::{Event, EventKind, EventManager, SourceId};
 pub use time_stepping::{
-    FirstOrderScheme, ProblemFamily, SimulationError, Statistics, StepOutcome, TimeStepping,
-    TimeSteppingSettings,
+    Assembly, FirstOrderScheme, ProblemFamily, SimulationError, Statistics, StepOutcome,
+    TimeStepping, TimeSteppingSettings,
 };

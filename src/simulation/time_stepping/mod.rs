@@ -33,7 +33,7 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
-pub use problem::ProblemFamily;
+pub use problem::{Assembly, ProblemFamily};
 
 use self::interaction_work::InteractionWork;
 use self::problem::OneStepProblem;
@@ -81,6 +81,9 @@ pub struct TimeSteppingSettings {
     pub newton_max_iterations: usize,
     /// An output event every `output_every` steps, from t₀ on (t₀ included).
     pub output_every: u64,
+    /// Storage of the one-step problem (dense over the active interactions,
+    /// or block-sparse over all).
+    pub assembly: Assembly,
 }
 
 impl TimeSteppingSettings {
@@ -99,6 +102,7 @@ impl TimeSteppingSettings {
             newton_tolerance: 1e-10,
             newton_max_iterations: 50,
             output_every: 1,
+            assembly: Assembly::Auto,
         }
     }
 
@@ -327,8 +331,13 @@ impl TimeStepping {
             .iter()
             .map(|i| InteractionWork::new(i, &sys))
             .collect();
-        let osnsp =
-            OneStepProblem::new(&model, &inters, &settings.solver, settings.solver_settings)?;
+        let osnsp = OneStepProblem::new(
+            &model,
+            &inters,
+            &settings.solver,
+            settings.solver_settings,
+            settings.assembly,
+        )?;
         let all_linear = sys.iter().all(|s| s.linear) && inters.iter().all(|i| i.linear);
         let resp_fixed: Vec<bool> = inters
             .iter()

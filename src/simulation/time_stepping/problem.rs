@@ -17,10 +17,11 @@ use super::system_work::SystemWork;
 use super::SimulationError;
 use crate::modelling::model::{Model, SystemId};
 use crate::numerics::lcp::{lcp_solver, Lcp, LcpSolver};
+use crate::numerics::matrix::Block;
 use crate::numerics::mlcp::{mlcp_solver, Mlcp, MlcpSolver};
 use crate::numerics::relay::{relay_solver, Relay, RelaySolver};
 use crate::numerics::report::SolveReport;
-use crate::numerics::{Matrix, SolverSettings};
+use crate::numerics::{BlockSparseMatrix, Matrix, SolverSettings};
 
 /// The family of the one-step problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +63,181 @@ pub(crate) struct OneStepProblem {
     /// Solves and summed solver iterations.
     pub solves: u64,
     pub iterations: u64,
+    /// Block-sparse assembly over all interactions (large LCPs).
+    sparse: Option<SparseAssembly>,
+}
+
+/// How the one-step problem is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Assembly {
+    /// Block-sparse over all interactions when the problem is an LCP with
+    /// more than 64 rows in all, dense over the active ones otherwise.
+    #[default]
+    Auto,
+    /// Dense over the active interactions.
+    Dense,
+    /// Block-sparse over all interactions (LCP only): the pattern is fixed
+    /// for the run; an inactive interaction's rows become z = 0 (identity
+    /// diagonal block, zero coupling, q = 1).
+    Sparse,
+}
+
+/// The fixed-pattern block-sparse LCP of all interactions.
+struct SparseAssembly {
+    lcp: Lcp,
+    solver: Box<dyn LcpSolver>,
+    z: Vec<f64>,
+    w: Vec<f64>,
+    /// Row offset of each interaction.
+    offset: Vec<usize>,
+    /// For interaction α: (system slot in α, β, system slot in β, block index of (α, β)).
+    couplings: Vec<Vec<(usize, usize, usize, usize)>>,
+    /// Block index of (α, α).
+    diagonal: Vec<usize>,
+}
+
+impl SparseAssembly {
+    fn new(
+        model: &Model,
+        inters: &[InteractionWork],
+        solver: &str,
+        settings: SolverSettings,
+    ) -> Result<Self, SimulationError> {
+        let sizes: Vec<usize> = inters.iter().map(|w| w.m).collect();
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for (a, wa) in inters.iter().enumerate() {
+            pairs.push((a, a));
+            for &s in &wa.systems {
+                for b in model.interactions_of(SystemId(s)) {
+                    pairs.push((a, b.0));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        let blocks = pairs
+            .iter()
+            .map(|&(r, c)| Block {
+                row: r,
+                col: c,
+                values: vec![0.0; sizes[r] * sizes[c]],
+            })
+            .collect();
+        let matrix =
+            BlockSparseMatrix::new(&sizes, &sizes, blocks).map_err(SimulationError::Numerics)?;
+        let mut couplings = vec![Vec::new(); inters.len()];
+        let mut diagonal = vec![0; inters.len()];
+        for (a, wa) in inters.iter().enumerate() {
+            diagonal[a] = matrix.block_index(a, a).expect("diagonal block");
+            for (ka, &s) in wa.systems.iter().enumerate() {
+                for b in model.interactions_of(SystemId(s)) {
+                    let kb = inters[b.0]
+                        .systems
+                        .iter()
+                        .position(|&x| x == s)
+                        .expect("linked system");
+                    let k = matrix.block_index(a, b.0).expect("coupling block");
+                    couplings[a].push((ka, b.0, kb, k));
+                }
+            }
+        }
+        let mut offset = Vec::with_capacity(inters.len());
+        let mut n = 0;
+        for w in inters {
+            offset.push(n);
+            n += w.m;
+        }
+        let solver = if solver == "default" {
+            "sparse"
+        } else {
+            solver
+        };
+        Ok(SparseAssembly {
+            lcp: Lcp {
+                m: Matrix::BlockSparse(matrix),
+                q: vec![0.0; n],
+            },
+            solver: lcp_solver(solver, settings).map_err(SimulationError::Numerics)?,
+            z: vec![0.0; n],
+            w: vec![0.0; n],
+            offset,
+            couplings,
+            diagonal,
+        })
+    }
+
+    /// Fills W and q over all interactions and solves. Returns false when no
+    /// interaction is active.
+    fn solve(
+        &mut self,
+        sys: &[SystemWork],
+        inters: &mut [InteractionWork],
+    ) -> Result<Option<SolveReport>, SimulationError> {
+        if !inters.iter().any(|w| w.active) {
+            inters
+                .iter_mut()
+                .for_each(|w| w.lambda.iter_mut().for_each(|x| *x = 0.0));
+            return Ok(None);
+        }
+        let Matrix::BlockSparse(mat) = &mut self.lcp.m else {
+            unreachable!("sparse assembly")
+        };
+        mat.values_mut().iter_mut().for_each(|x| *x = 0.0);
+        for (a, wa) in inters.iter().enumerate() {
+            let (o, m) = (self.offset[a], wa.m);
+            if !wa.active {
+                let d = mat.block_values_mut(self.diagonal[a]);
+                for r in 0..m {
+                    d[r * m + r] = 1.0;
+                }
+                self.lcp.q[o..o + m].iter_mut().for_each(|x| *x = 1.0);
+                self.z[o..o + m].iter_mut().for_each(|x| *x = 0.0);
+                continue;
+            }
+            wa.free_output(sys, &mut self.lcp.q[o..o + m]);
+            self.z[o..o + m].copy_from_slice(&wa.lambda);
+            for &(ka, b, kb, k) in &self.couplings[a] {
+                let wb = &inters[b];
+                if !wb.active {
+                    continue;
+                }
+                let (out_a, resp_b) = (&wa.out[ka], &wb.resp[kb]);
+                let block = mat.block_values_mut(k);
+                for c in 0..wb.m {
+                    for r in 0..m {
+                        let mut v = 0.0;
+                        for i in 0..out_a.ncols() {
+                            v += out_a[(r, i)] * resp_b[(i, c)];
+                        }
+                        block[c * m + r] += v;
+                    }
+                }
+            }
+            if let Some(d) = &wa.d {
+                let block = mat.block_values_mut(self.diagonal[a]);
+                for c in 0..m {
+                    for r in 0..m {
+                        block[c * m + r] += d[(r, c)];
+                    }
+                }
+            }
+        }
+        let report = self
+            .solver
+            .solve(&self.lcp, &mut self.z, &mut self.w)
+            .map_err(SimulationError::Numerics)?;
+        if report.status.is_solved() {
+            for (a, w) in inters.iter_mut().enumerate() {
+                let o = self.offset[a];
+                if w.active {
+                    w.lambda.copy_from_slice(&self.z[o..o + w.m]);
+                } else {
+                    w.lambda.iter_mut().for_each(|x| *x = 0.0);
+                }
+            }
+        }
+        Ok(Some(report))
+    }
 }
 
 impl OneStepProblem {
@@ -70,6 +246,7 @@ impl OneStepProblem {
         inters: &[InteractionWork],
         solver: &str,
         settings: SolverSettings,
+        assembly: Assembly,
     ) -> Result<Self, SimulationError> {
         let mut has = [false; 3];
         for w in inters {
@@ -99,7 +276,21 @@ impl OneStepProblem {
         }
         .map_err(SimulationError::Numerics)?;
         let total: usize = inters.iter().map(|w| w.m).sum();
-        let _ = model.interactions().len();
+        let sparse = match (assembly, family) {
+            (Assembly::Sparse, ProblemFamily::Lcp) => true,
+            (Assembly::Sparse, _) => {
+                return Err(SimulationError::Unsupported(
+                    "sparse assembly is available for LCP one-step problems only".into(),
+                ))
+            }
+            (Assembly::Auto, ProblemFamily::Lcp) => total > 64,
+            _ => false,
+        };
+        let sparse = if sparse {
+            Some(SparseAssembly::new(model, inters, solver, settings)?)
+        } else {
+            None
+        };
         Ok(OneStepProblem {
             family,
             solver: solver.to_string(),
@@ -113,6 +304,7 @@ impl OneStepProblem {
             last_report: None,
             solves: 0,
             iterations: 0,
+            sparse,
         })
     }
 
@@ -127,6 +319,25 @@ impl OneStepProblem {
         t: f64,
         step: u64,
     ) -> Result<bool, SimulationError> {
+        if let Some(sp) = &mut self.sparse {
+            let Some(report) = sp.solve(sys, inters)? else {
+                return Ok(false);
+            };
+            self.solves += 1;
+            self.iterations += report.iterations as u64;
+            if !report.status.is_solved() {
+                return Err(SimulationError::SolverFailed {
+                    t,
+                    step,
+                    solver: report.solver,
+                    status: report.status.as_str(),
+                    error: report.error,
+                    size: sp.z.len(),
+                });
+            }
+            self.last_report = Some(report);
+            return Ok(true);
+        }
         self.active.clear();
         self.offset.clear();
         let mut n = 0;

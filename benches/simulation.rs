@@ -1,0 +1,107 @@
+//! Benchmark of time-stepping on the bundled examples: cost per step of a
+//! whole simulation loop (one-step integrators, activation, assembly,
+//! solve, update), model construction excluded.
+//!
+//! Run: `cargo bench --bench simulation` (release build). Each case runs to
+//! its final time or until `NONSMOOTH_BENCH_SECONDS` (default 5) of wall
+//! time, whichever comes first; the per-step figure is over the steps done.
+//! Set `NONSMOOTH_BENCH_MD=docs/simulation-benchmark.md` to also write the
+//! table there. The Siconos 4.4 column comes from benches/siconos/ (run on
+//! the same machine, see benches/siconos/README.md).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use nonsmooth::modelling::Model;
+use nonsmooth::simulation::{StepOutcome, TimeStepping, TimeSteppingSettings};
+
+struct Case {
+    name: String,
+    model: Model,
+    settings: TimeSteppingSettings,
+}
+
+fn cases() -> Vec<Case> {
+    let mut out = vec![];
+    let (ball, _, _) = common::bouncing_ball(1.0, 0.9, 0.1);
+    out.push(Case {
+        name: "bouncing_ball".into(),
+        model: ball,
+        settings: TimeSteppingSettings::new(0.005, 10.0),
+    });
+    let (bridge, _, _) = common::diode_bridge();
+    out.push(Case {
+        name: "diode_bridge".into(),
+        model: bridge,
+        settings: TimeSteppingSettings::new(1e-6, 5e-3),
+    });
+    for n in [10, 100, 1000] {
+        for (label, gap) in [("falling", 0.01), ("resting", 0.0)] {
+            let (column, _, _) = common::beads_column(n, 0.1, gap, 0.5);
+            out.push(Case {
+                name: format!("beads_column_{label} N={n}"),
+                model: column,
+                settings: TimeSteppingSettings::new(1e-3, 1.0),
+            });
+        }
+    }
+    out
+}
+
+fn main() {
+    let budget = Duration::from_secs_f64(
+        std::env::var("NONSMOOTH_BENCH_SECONDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(5.0),
+    );
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let mut table = String::new();
+    writeln!(
+        table,
+        "| case | steps done / total | µs per step | solver iterations per step |"
+    )
+    .unwrap();
+    writeln!(table, "|---|---|---|---|").unwrap();
+    for case in cases() {
+        if !filter.is_empty() && !filter.iter().any(|f| case.name.contains(f.as_str())) {
+            continue;
+        }
+        let total = ((case.settings.t_end - case.settings.t0) / case.settings.step).round() as u64;
+        let mut sim = TimeStepping::new(case.model, case.settings).expect("valid case");
+        let start = Instant::now();
+        loop {
+            match sim.step() {
+                Ok(StepOutcome::Finished) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    eprintln!("{}: {e}", case.name);
+                    break;
+                }
+            }
+            if start.elapsed() > budget {
+                break;
+            }
+        }
+        let elapsed = start.elapsed();
+        let stats = sim.statistics();
+        let per_step = elapsed.as_secs_f64() * 1e6 / stats.steps.max(1) as f64;
+        let iters = stats.solver_iterations as f64 / stats.steps.max(1) as f64;
+        let line = format!(
+            "| {} | {} / {} | {:.3} | {:.1} |",
+            case.name, stats.steps, total, per_step, iters
+        );
+        println!("{line}");
+        writeln!(table, "{line}").unwrap();
+    }
+    if let Ok(path) = std::env::var("NONSMOOTH_BENCH_MD") {
+        std::fs::write(&path, table).expect("write the table");
+        eprintln!("wrote {path}");
+    }
+}
