@@ -411,7 +411,9 @@ impl Analysis {
                 if (a - b).abs() > SYMMETRY_TOLERANCE * scale {
                     return Err(NumericsError::NotApplicable {
                         solver: NAME,
-                        reason: format!("M is not symmetric: M[{i}][{j}] = {a}, M[{j}][{i}] = {b}"),
+                        reason: format!(
+                            "M is not symmetric: M[{i},{j}] = {a} but M[{j},{i}] = {b}"
+                        ),
                     });
                 }
             }
