@@ -91,6 +91,8 @@ fn short_refusal(message: &str) -> &'static str {
         "n/a (size above limit)"
     } else if message.contains("diagonal") {
         "n/a (diagonal ≤ 0)"
+    } else if message.contains("not symmetric") {
+        "n/a (M not symmetric)"
     } else {
         "n/a"
     }

@@ -6,7 +6,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use nalgebra::DMatrix;
-use nonsmooth::numerics::lcp::{lcp_solver, Lcp, LCP_SOLVERS};
+use nonsmooth::numerics::lcp::{lcp_solver, Lcp, LcpSolver, SparsePivoting, LCP_SOLVERS};
+use nonsmooth::numerics::matrix::Block;
 use nonsmooth::numerics::mlcp::{mlcp_solver, Mlcp, MLCP_SOLVERS};
 use nonsmooth::numerics::relay::{relay_solver, Relay, RELAY_SOLVERS};
 use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveReport, SolveStatus, SolverSettings};
@@ -180,4 +181,80 @@ fn time_steps_do_not_allocate_once_every_problem_size_was_seen() {
         allocations_per_run(column, TimeSteppingSettings::new(1e-3, 1.0), 10, 900),
         0
     );
+    // 200 beads: the block-sparse path with the sparse pivoting solver.
+    let (column, _, _) = common::beads_column(200, 0.1, 0.0, 0.5);
+    assert_eq!(
+        allocations_per_run(column, TimeSteppingSettings::new(1e-3, 1.0), 10, 300),
+        0
+    );
+}
+
+/// A chain's tridiagonal W (2/m on the diagonal, −1/m beside it) in 1 × 1
+/// blocks; the contacts in `off` are switched off with stored zeros and a 1
+/// on the diagonal, which keeps the pattern.
+fn bead_chain(n: usize, mass: f64, off: &[bool]) -> BlockSparseMatrix {
+    let mut blocks = Vec::new();
+    for i in 0..n {
+        let d = if off[i] { 1.0 } else { 2.0 / mass };
+        blocks.push(Block {
+            row: i,
+            col: i,
+            values: vec![d],
+        });
+        if i + 1 < n {
+            let o = if off[i] || off[i + 1] {
+                0.0
+            } else {
+                -1.0 / mass
+            };
+            blocks.push(Block {
+                row: i,
+                col: i + 1,
+                values: vec![o],
+            });
+            blocks.push(Block {
+                row: i + 1,
+                col: i,
+                values: vec![o],
+            });
+        }
+    }
+    BlockSparseMatrix::new(&vec![1; n], &vec![1; n], blocks).unwrap()
+}
+
+/// The sparse LCP solver, once it has solved a pattern, solves another
+/// problem on it — other values (another mass, contacts switched off) and
+/// another active set — without allocating, and without a new analysis.
+#[test]
+fn sparse_lcp_solver_reuses_its_pattern_without_allocating() {
+    let n = 400;
+    let on = vec![false; n];
+    let off: Vec<bool> = (0..n).map(|i| i % 9 == 4).collect();
+    let q1: Vec<f64> = (0..n)
+        .map(|i| if i % 4 == 0 { 0.5 } else { -1.0 })
+        .collect();
+    let q2: Vec<f64> = (0..n)
+        .map(|i| match (off[i], i % 3) {
+            (true, _) => 1.0,
+            (false, 0) => 0.8,
+            _ => -2.0,
+        })
+        .collect();
+    let first = Lcp::new(bead_chain(n, 0.5, &on), q1).unwrap();
+    let second = Lcp::new(bead_chain(n, 2.0, &off), q2).unwrap();
+    let mut solver = SparsePivoting::new(SolverSettings::default());
+    let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+    let r = solver.solve(&first, &mut z, &mut w).unwrap();
+    assert_eq!(r.status, SolveStatus::Solved, "{r:?}");
+    let active_first: Vec<bool> = z.iter().map(|v| *v > 0.0).collect();
+    let before = allocations();
+    let r = solver.solve(&second, &mut z, &mut w).unwrap();
+    let after = allocations();
+    assert_eq!(r.status, SolveStatus::Solved, "{r:?}");
+    assert!(r.iterations > 1, "{r:?}");
+    assert_eq!(after - before, 0, "the second solve allocated");
+    assert_eq!(solver.symbolic_analyses(), 1);
+    let active_second: Vec<bool> = z.iter().map(|v| *v > 0.0).collect();
+    assert_ne!(active_first, active_second);
+    assert!((0..n).all(|i| !off[i] || z[i] == 0.0));
 }

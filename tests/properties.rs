@@ -6,7 +6,7 @@ use nalgebra::DMatrix;
 use nonsmooth::numerics::lcp::{lcp_solver, Lcp};
 use nonsmooth::numerics::mlcp::{mlcp_solver, Mlcp};
 use nonsmooth::numerics::relay::{relay_solver, Relay};
-use nonsmooth::numerics::{SolveStatus, SolverSettings};
+use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveStatus, SolverSettings};
 use proptest::prelude::*;
 
 /// A random n×n matrix with entries in [-1, 1].
@@ -110,6 +110,94 @@ proptest! {
             prop_assert_eq!(r.status, SolveStatus::Solved, "{}: {:?}", name, r);
             assert_lcp_solution(&m, &q, &z, 1e-8);
         }
+    }
+
+    /// Symmetric positive definite block-tridiagonal M = L Lᵀ + 0.1 I (L
+    /// block lower bidiagonal, random block sizes 1–3), stored block-sparse
+    /// and dense, with a planted solution: unique, so the sparse solver must
+    /// find it on both storages.
+    #[test]
+    fn spd_block_tridiagonal_lcp_has_its_planted_solution_by_sparse_pivoting(
+        sizes in prop::collection::vec(1usize..4, 1..25),
+        seed in prop::collection::vec(-1.0f64..1.0, 97),
+        pattern in prop::collection::vec(any::<bool>(), 75),
+        mags in prop::collection::vec(0.1f64..5.0, 75),
+    ) {
+        let n: usize = sizes.iter().sum();
+        let mut offsets = vec![0];
+        for s in &sizes {
+            offsets.push(offsets.last().unwrap() + s);
+        }
+        let mut l = DMatrix::zeros(n, n);
+        let mut k = 0;
+        for r in 0..sizes.len() {
+            for c in r.saturating_sub(1)..=r {
+                for i in offsets[r]..offsets[r + 1] {
+                    for j in offsets[c]..offsets[c + 1] {
+                        l[(i, j)] = seed[k % seed.len()];
+                        k += 1;
+                    }
+                }
+            }
+        }
+        let m = &l * l.transpose() + DMatrix::identity(n, n) * 0.1;
+        let (zs, ws) = planted(&pattern[..n], &mags[..n]);
+        let q = q_from(&m, &zs, &ws);
+        let sparse = BlockSparseMatrix::from_dense(&m, &sizes, &sizes).unwrap();
+        prop_assert!(sparse.block_count() <= 3 * sizes.len());
+        for storage in [Matrix::BlockSparse(sparse), Matrix::Dense(m.clone())] {
+            let lcp = Lcp::new(storage, q.clone()).unwrap();
+            let mut solver = lcp_solver("sparse", settings()).unwrap();
+            let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+            let r = solver.solve(&lcp, &mut z, &mut w).unwrap();
+            prop_assert_eq!(r.status, SolveStatus::Solved, "n={}: {:?}", n, r);
+            assert_lcp_solution(&m, &q, &z, 1e-8);
+            for i in 0..n {
+                prop_assert!((z[i] - zs[i]).abs() <= 1e-7 * (1.0 + zs[i].abs()), "z[{}] = {} vs {}", i, z[i], zs[i]);
+            }
+        }
+    }
+
+    /// Symmetric M-matrix (a chain of springs: Mᵢ,ᵢ₊₁ = −aᵢ, Mᵢᵢ = aᵢ₋₁ + aᵢ
+    /// + δᵢ) of size up to 300 in 1 × 1 blocks, with a planted solution:
+    /// found from z = 0 and, warm-started from it, confirmed in one
+    /// factorisation.
+    #[test]
+    fn m_matrix_chain_lcp_has_its_planted_solution_by_sparse_pivoting(
+        n in 1usize..300,
+        springs in prop::collection::vec(0.1f64..10.0, 300),
+        shifts in prop::collection::vec(0.001f64..1.0, 300),
+        pattern in prop::collection::vec(any::<bool>(), 300),
+        mags in prop::collection::vec(0.1f64..5.0, 300),
+    ) {
+        let a = |i: usize| if i + 1 < n { springs[i] } else { 0.0 };
+        let m = DMatrix::from_fn(n, n, |i, j| {
+            if i == j {
+                a(i) + if i > 0 { a(i - 1) } else { 0.0 } + shifts[i]
+            } else if j == i + 1 {
+                -a(i)
+            } else if i == j + 1 {
+                -a(j)
+            } else {
+                0.0
+            }
+        });
+        let (zs, ws) = planted(&pattern[..n], &mags[..n]);
+        let q = q_from(&m, &zs, &ws);
+        let ones = vec![1; n];
+        let sparse = BlockSparseMatrix::from_dense(&m, &ones, &ones).unwrap();
+        let lcp = Lcp::new(sparse, q.clone()).unwrap();
+        let mut solver = lcp_solver("sparse", settings()).unwrap();
+        let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let r = solver.solve(&lcp, &mut z, &mut w).unwrap();
+        prop_assert_eq!(r.status, SolveStatus::Solved, "n={}: {:?}", n, r);
+        assert_lcp_solution(&m, &q, &z, 1e-8);
+        for i in 0..n {
+            prop_assert!((z[i] - zs[i]).abs() <= 1e-7 * (1.0 + zs[i].abs()), "z[{}] = {} vs {}", i, z[i], zs[i]);
+        }
+        let r = solver.solve(&lcp, &mut z, &mut w).unwrap();
+        prop_assert_eq!(r.status, SolveStatus::Solved);
+        prop_assert_eq!(r.iterations, 1);
     }
 
     /// Positive-semidefinite, rank-deficient, non-symmetric M with a planted

@@ -105,6 +105,21 @@ pub struct BlockSparseMatrix {
     row_block: Vec<usize>,
 }
 
+/// A view of a [`BlockSparseMatrix`]'s storage. The first four arrays are
+/// its pattern: two matrices with equal arrays store their values at the
+/// same places. Stored block `k` of block row `r` (`row_ptr[r] ≤ k <
+/// row_ptr[r + 1]`) sits at block column `block_col[k]`, and its entry
+/// (a, b) is `values[value_ptr[k] + b·rows + a]`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BlockParts<'a> {
+    pub row_offsets: &'a [usize],
+    pub col_offsets: &'a [usize],
+    pub row_ptr: &'a [usize],
+    pub block_col: &'a [usize],
+    pub value_ptr: &'a [usize],
+    pub values: &'a [f64],
+}
+
 /// One stored block, as given to [`BlockSparseMatrix::new`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
@@ -258,6 +273,19 @@ impl BlockSparseMatrix {
                 )
             })
         })
+    }
+
+    /// The storage arrays, for solvers that work on the scalar pattern (see
+    /// [`BlockParts`]).
+    pub(crate) fn parts(&self) -> BlockParts<'_> {
+        BlockParts {
+            row_offsets: &self.row_offsets,
+            col_offsets: &self.col_offsets,
+            row_ptr: &self.row_ptr,
+            block_col: &self.block_col,
+            value_ptr: &self.value_ptr,
+            values: &self.values,
+        }
     }
 
     fn block_dims(&self, r: usize, c: usize) -> (usize, usize, usize, usize) {

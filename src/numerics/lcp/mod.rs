@@ -5,7 +5,9 @@
 //! Solvers: [`Lemke`] (complementary pivoting, lexicographic), [`Pgs`]
 //! (projected Gauss–Seidel and over-relaxed PSOR), [`Enumeration`] (all 2ⁿ
 //! active sets, small n), [`NewtonFb`] (semismooth Newton on the
-//! Fischer–Burmeister function) and [`DefaultLcp`], which chains them.
+//! Fischer–Burmeister function), [`DefaultLcp`], which chains them, and
+//! [`SparsePivoting`] (block principal pivoting on a sparse Cholesky
+//! factorisation, for large sparse symmetric positive definite M).
 
 mod default;
 mod enumeration;
@@ -13,12 +15,14 @@ pub(crate) use enumeration::ActiveSetSearch;
 mod lemke;
 mod newton_fb;
 mod pgs;
+mod sparse_pivoting;
 
 pub use default::DefaultLcp;
 pub use enumeration::Enumeration;
 pub use lemke::Lemke;
 pub use newton_fb::NewtonFb;
 pub use pgs::Pgs;
+pub use sparse_pivoting::SparsePivoting;
 
 use super::error::{check_finite, check_len, NumericsError, Result};
 use super::matrix::{Matrix, ProblemMatrix};
@@ -92,7 +96,7 @@ pub trait LcpSolver {
 }
 
 /// Names of the LCP solvers, as accepted by [`lcp_solver`].
-pub const LCP_SOLVERS: &str = "default, lemke, pgs, psor, enum, newton-fb";
+pub const LCP_SOLVERS: &str = "default, lemke, pgs, psor, enum, newton-fb, sparse";
 
 /// Builds an LCP solver by name (see [`LCP_SOLVERS`]).
 pub fn lcp_solver(name: &str, settings: SolverSettings) -> Result<Box<dyn LcpSolver>> {
@@ -104,6 +108,7 @@ pub fn lcp_solver(name: &str, settings: SolverSettings) -> Result<Box<dyn LcpSol
         "psor" => Box::new(Pgs::psor(settings)),
         "enum" => Box::new(Enumeration::new(settings)),
         "newton-fb" => Box::new(NewtonFb::new(settings)),
+        "sparse" => Box::new(SparsePivoting::new(settings)),
         _ => {
             return Err(NumericsError::UnknownSolver {
                 name: name.to_string(),
