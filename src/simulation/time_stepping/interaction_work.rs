@@ -331,21 +331,20 @@ impl InteractionWork {
     /// Lagrangian: Σ out_i free_i (+ e ẏ_k on unilateral rows). First
     /// order: Σ out_i (free_i + shift_i) + F u + e.
     pub fn free_output(&self, sys: &[SystemWork], q: &mut [f64]) {
+        let m = self.m;
         q.iter_mut().for_each(|x| *x = 0.0);
         for (k, &s) in self.systems.iter().enumerate() {
-            let o = &self.out[k];
+            let o = self.out[k].as_slice();
             let free = &sys[s].free;
-            for c in 0..o.ncols() {
-                let fc = free[c]
-                    + if self.lagrangian {
-                        0.0
-                    } else {
-                        self.shift[k][c]
-                    };
-                if fc != 0.0 {
-                    for r in 0..self.m {
-                        q[r] += o[(r, c)] * fc;
-                    }
+            let shift = &self.shift[k];
+            for (c, col) in o.chunks_exact(m).enumerate() {
+                let fc = if self.lagrangian {
+                    free[c]
+                } else {
+                    free[c] + shift[c]
+                };
+                for (qr, &orc) in q.iter_mut().zip(col) {
+                    *qr += orc * fc;
                 }
             }
         }
@@ -434,18 +433,19 @@ impl InteractionWork {
     /// error of [`Self::apply_out`], so that the activation test reads
     /// "ỹ ≤ 0 up to the rounding of its own computation".
     fn rounding_bound(&self, out: &mut [f64], with_e: bool) {
+        let m = self.m;
         out.iter_mut().for_each(|x| *x = 0.0);
         let mut c0 = 0;
         for o in &self.out {
-            for c in 0..o.ncols() {
-                let xc = self.xcat[c0 + c].abs();
-                for r in 0..self.m {
-                    out[r] += o[(r, c)].abs() * xc;
+            let n = o.ncols();
+            for (col, &xc) in o.as_slice().chunks_exact(m).zip(&self.xcat[c0..c0 + n]) {
+                for (r, &orc) in out.iter_mut().zip(col) {
+                    *r += (orc * xc).abs();
                 }
             }
-            c0 += o.ncols();
+            c0 += n;
         }
-        for r in 0..self.m {
+        for r in 0..m {
             if with_e {
                 out[r] += self.e[r].abs();
             }
@@ -454,16 +454,17 @@ impl InteractionWork {
     }
 
     fn apply_out(&self, out: &mut [f64]) {
+        let m = self.m;
         out.iter_mut().for_each(|x| *x = 0.0);
         let mut c0 = 0;
         for o in &self.out {
-            for c in 0..o.ncols() {
-                let xc = self.xcat[c0 + c];
-                for r in 0..self.m {
-                    out[r] += o[(r, c)] * xc;
+            let n = o.ncols();
+            for (col, &xc) in o.as_slice().chunks_exact(m).zip(&self.xcat[c0..c0 + n]) {
+                for (r, &orc) in out.iter_mut().zip(col) {
+                    *r += orc * xc;
                 }
             }
-            c0 += o.ncols();
+            c0 += n;
         }
     }
 }

@@ -195,7 +195,16 @@ impl SparseAssembly {
                 continue;
             }
             wa.free_output(sys, &mut self.lcp.q[o..o + m]);
-            self.z[o..o + m].copy_from_slice(&wa.lambda);
+            // Warm start: last step's multipliers; an interaction that just
+            // entered the index set is guessed in contact (z > 0 puts it in
+            // the pivoting solver's first active set).
+            for r in 0..m {
+                self.z[o + r] = if wa.lambda[r] > 0.0 {
+                    wa.lambda[r]
+                } else {
+                    1.0
+                };
+            }
             for &(ka, b, kb, k) in &self.couplings[a] {
                 let wb = &inters[b];
                 if !wb.active {
