@@ -1,9 +1,11 @@
 //! Command-line interface: argument parsing and the subcommands.
 //!
 //! Exit status of every subcommand: 0 on success, 1 when the work ran but did
-//! not succeed (a solver that stopped short of its tolerance), 2 for bad
-//! input (unreadable or malformed file, bad option values).
+//! not succeed (a solver that stopped short of its tolerance, a simulation
+//! that failed), 2 for bad input (unreadable or malformed file, bad option
+//! values).
 
+mod run;
 mod solve;
 
 use std::process::ExitCode;
@@ -29,6 +31,14 @@ pub enum Command {
     /// the time and the vectors (or one JSON object with --json).
     #[command(after_help = solve::short_help(), after_long_help = solve::long_help())]
     Solve(solve::SolveArgs),
+
+    /// Simulate a scenario file and write its outputs as CSV.
+    ///
+    /// The scenario (TOML: parameters, simulation settings, systems,
+    /// interactions, outputs, plots; see docs/scenarios.md) is built, run
+    /// from t0 to t_end, and recorded at every output instant.
+    #[command(after_long_help = run::long_help())]
+    Run(run::RunArgs),
 }
 
 /// Parses the command line and runs the subcommand. Argument errors exit
@@ -37,6 +47,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Command::Solve(args) => solve::run(args),
+        Command::Run(args) => run::run(args),
     }
 }
 

@@ -1,11 +1,17 @@
-//! Reading and writing one-step problems in files.
+//! Files: one-step problems, scenarios and CSV output.
 //!
 //! [`siconos_text`] reads and writes the Siconos text problem formats (LCP,
 //! MLCP, relay), the format of the reference test data: see that module for
 //! the layout and for how the odd files are handled. This module adds the
 //! problem-family glue: [`Problem`], [`ProblemKind`] (with inference from a
 //! file's path) and [`read_problem`] / [`write_problem`].
+//!
+//! [`scenario`] reads TOML scenario files (a model, its simulation settings,
+//! outputs and plots) and [`csv_out`] writes CSV files that are never left
+//! half-written.
 
+pub mod csv_out;
+pub mod scenario;
 pub mod siconos_text;
 
 use std::fmt;
