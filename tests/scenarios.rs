@@ -477,6 +477,16 @@ fn non_finite_numbers_are_refused() {
     assert_error(&with_line(3, "mass = nan"), 3, "NaN");
     assert_error(&with_line(3, "mass = \"1/0\""), 3, "inf");
     assert_error(&with_line(10, "q0 = [inf]"), 10, "inf");
+    // A function of time is checked at t0.
+    let timed = with_line(11, "mass = [[\"mass\"]]\nfext = [\"1/t\"]");
+    assert_error(&timed, 12, "at t0 = 0");
+    assert!(Scenario::from_str(
+        &timed.replace("t_end = 1", "t_end = 1\nt0 = 0.5"),
+        "case.toml"
+    )
+    .unwrap()
+    .build()
+    .is_ok());
     // Through an override.
     let mut s = Scenario::from_str(BASE, "case.toml").unwrap();
     s.set_parameter("mass", "-1/0").unwrap();

@@ -37,6 +37,8 @@ const MAX_REPEAT: i64 = 10_000_000;
 struct Ctx<'a> {
     src: &'a Source,
     scope: Scope<'a>,
+    /// The initial time, at which functions of time are checked.
+    t0: f64,
 }
 
 impl<'a> Ctx<'a> {
@@ -58,11 +60,24 @@ impl<'a> Ctx<'a> {
                 what: what.to_string(),
                 value: *x,
             }),
-            Quantity::Expression(text) => self
-                .scope
-                .with_time(time)
-                .compile(text)
-                .map_err(|f| self.fault(at, text, what, f)),
+            Quantity::Expression(text) => {
+                let v = self
+                    .scope
+                    .with_time(time)
+                    .compile(text)
+                    .map_err(|f| self.fault(at.clone(), text, what, f))?;
+                if let Value::Timed(e) = &v {
+                    let x = e.eval(self.t0);
+                    if !x.is_finite() {
+                        return Err(ScenarioError::NonFinite {
+                            at,
+                            what: format!("{what} = `{text}` at t0 = {}", self.t0),
+                            value: x,
+                        });
+                    }
+                }
+                Ok(v)
+            }
         }
     }
 
@@ -883,9 +898,10 @@ pub(super) fn build(
     overrides: &BTreeMap<String, Quantity>,
 ) -> Result<BuiltScenario> {
     let params = parameters(src, file, overrides)?;
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         src,
         scope: Scope::constant(&params),
+        t0: 0.0,
     };
     let mut places = Places {
         simulation: src.span(file.simulation.span()),
@@ -897,6 +913,7 @@ pub(super) fn build(
         .as_ref()
         .and_then(|o| o.get_ref().every.as_ref());
     let settings = settings(ctx, file.simulation.get_ref(), every, &mut places)?;
+    ctx.t0 = settings.t0;
 
     let mut builder = ModelBuilder::new();
     let mut ids: HashMap<String, SystemId> = HashMap::new();

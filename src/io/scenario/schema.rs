@@ -18,16 +18,6 @@ pub enum Quantity {
     Expression(String),
 }
 
-impl Quantity {
-    /// The expression text that evaluates to this quantity.
-    pub fn text(&self) -> String {
-        match self {
-            Quantity::Number(x) => format!("{x:?}"),
-            Quantity::Expression(s) => s.clone(),
-        }
-    }
-}
-
 impl From<f64> for Quantity {
     fn from(x: f64) -> Self {
         Quantity::Number(x)
