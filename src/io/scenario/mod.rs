@@ -29,8 +29,11 @@
 mod build;
 pub mod error;
 pub mod expr;
+mod params;
 pub mod record;
 pub mod schema;
+mod settings;
+mod values;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -156,7 +159,7 @@ impl Scenario {
 
     /// The parameter values, after overrides.
     pub fn parameters(&self) -> Result<BTreeMap<String, f64>> {
-        build::parameters(&self.source, &self.file, &self.overrides)
+        params::parameters(&self.source, &self.file, &self.overrides)
     }
 
     /// Evaluates everything and builds the model, the settings, the recorded
