@@ -258,3 +258,64 @@ fn sparse_lcp_solver_reuses_its_pattern_without_allocating() {
     assert_ne!(active_first, active_second);
     assert!((0..n).all(|i| !off[i] || z[i] == 0.0));
 }
+
+#[test]
+fn scenario_time_functions_and_csv_rows_do_not_allocate() {
+    use nonsmooth::io::csv_out::CsvFile;
+    use nonsmooth::io::scenario::Scenario;
+    use nonsmooth::modelling::{DynamicalSystem, TimeMatrix, TimeVector};
+
+    let text = r#"
+name = "timed"
+[parameters]
+omega = 50
+k = 2
+[simulation]
+t_end = 1
+step = 0.01
+[[systems]]
+name = "s"
+type = "first_order_linear"
+x0 = [0, 1]
+A = [[0, "-k*cos(omega*t)"], ["exp(-t)", 0]]
+b = ["sin(omega*t) + k*t^2", "sqrt(1 + t)"]
+"#;
+    let built = Scenario::from_str(text, "timed.toml")
+        .unwrap()
+        .build()
+        .unwrap();
+    let DynamicalSystem::FirstOrderLinear(ds) = &built.model.systems()[0].ds else {
+        panic!("first order")
+    };
+    let (b, a) = (ds.b.as_ref().unwrap(), &ds.a);
+    assert!(matches!(b, TimeVector::Function { .. }));
+    assert!(matches!(a, TimeMatrix::Function { .. }));
+    let mut out = vec![0.0; 2];
+    let mut m = DMatrix::zeros(2, 2);
+    b.eval(0.0, &mut out);
+    a.eval(0.0, &mut m);
+    let before = allocations();
+    for k in 0..100 {
+        let t = k as f64 * 0.01;
+        b.eval(t, &mut out);
+        a.eval(t, &mut m);
+    }
+    let after = allocations();
+    assert_eq!(after - before, 0, "time functions allocated");
+    assert_eq!(out[0], (50.0f64 * 0.99).sin() + 2.0 * 0.99f64.powf(2.0));
+    assert_eq!(m[(1, 0)], (-0.99f64).exp());
+
+    let dir = std::env::temp_dir().join(format!("nonsmooth-alloc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut csv = CsvFile::create(&dir, "rows.csv", &["t", "a", "b"]).unwrap();
+    let row = [0.125, -1.0 / 3.0, 2.5e-9];
+    csv.write_row(&row).unwrap();
+    let before = allocations();
+    for _ in 0..10_000 {
+        csv.write_row(&row).unwrap();
+    }
+    let after = allocations();
+    drop(csv);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(after - before, 0, "CSV rows allocated");
+}

@@ -1,10 +1,12 @@
 //! Command-line interface: argument parsing and the subcommands.
 //!
 //! Exit status of every subcommand: 0 on success, 1 when the work ran but did
-//! not succeed (a solver that stopped short of its tolerance), 2 for bad
-//! input (unreadable or malformed file, bad option values).
+//! not succeed (a solver that stopped short of its tolerance, a simulation
+//! that failed), 2 for bad input (unreadable or malformed file, bad option
+//! values).
 
 mod plot;
+mod run;
 mod solve;
 
 use std::process::ExitCode;
@@ -37,6 +39,13 @@ pub enum Command {
     /// labels and a title; long series are decimated for drawing.
     #[command(after_help = plot::short_help(), after_long_help = plot::long_help())]
     Plot(plot::PlotArgs),
+    /// Simulate a scenario file and write its outputs as CSV.
+    ///
+    /// The scenario (TOML: parameters, simulation settings, systems,
+    /// interactions, outputs, plots; see docs/scenarios.md) is built, run
+    /// from t0 to t_end, and recorded at every output instant.
+    #[command(after_long_help = run::long_help())]
+    Run(run::RunArgs),
 }
 
 /// Parses the command line and runs the subcommand. Argument errors exit
@@ -46,6 +55,7 @@ pub fn main() -> ExitCode {
     match &cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Run(args) => run::run(args),
     }
 }
 

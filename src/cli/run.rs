@@ -1,0 +1,335 @@
+//! `nonsmooth run FILE`: build a scenario, simulate it, write the CSV (and
+//! the event log, and the plots when asked).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use nonsmooth::io::csv_out::{CsvFile, Field};
+use nonsmooth::io::scenario::{BuiltScenario, PlotSpec, Scenario};
+use nonsmooth::simulation::{SimulationError, StepOutcome, TimeStepping};
+
+/// Exit status: the run finished and every file was written.
+const EXIT_OK: u8 = 0;
+/// Exit status: the simulation (or writing its output) failed.
+const EXIT_FAILED: u8 = 1;
+/// Exit status: bad input (scenario file, option values).
+const EXIT_BAD_INPUT: u8 = 2;
+
+/// Arguments of `nonsmooth run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Scenario file (TOML; see docs/scenarios.md).
+    pub file: PathBuf,
+
+    /// Override a [parameters] entry: a number or an expression of the other
+    /// parameters. Repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment, allow_hyphen_values = true)]
+    pub set: Vec<(String, String)>,
+
+    /// Output directory (created if missing); the CSV is DIR/<name>.csv.
+    #[arg(long = "out", value_name = "DIR", default_value = ".")]
+    pub out: PathBuf,
+
+    /// Also write an event log (CSV columns t, kind, object) to FILE.
+    #[arg(long = "events", value_name = "FILE")]
+    pub events: Option<PathBuf>,
+
+    /// Print nothing on success (no progress, no summary).
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Render the scenario's [[plots]] into the output directory.
+    #[arg(long)]
+    pub plot: bool,
+}
+
+fn parse_assignment(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: expected NAME=VALUE"))?;
+    let (name, value) = (name.trim(), value.trim());
+    if name.is_empty() || value.is_empty() {
+        return Err(format!("`{s}`: expected NAME=VALUE"));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
+/// Help shown after `--help`.
+pub fn long_help() -> &'static str {
+    "Output: DIR/<scenario name>.csv with a header line (t, then one column per\n\
+     recorded value, named <object>.<variable>[<index>]) and one row per output\n\
+     instant, t0 included. Numbers are written in shortest round-trip form.\n\
+     Files are written through temporary files and never left half-written.\n\n\
+     Exit status:\n  \
+       0  the run finished and every file was written\n  \
+       1  the simulation failed (the message gives t and the step), or an\n     \
+          output could not be written\n  \
+       2  bad input: unreadable or invalid scenario (reported as file:line:column),\n     \
+          unknown parameter in --set, invalid settings"
+}
+
+/// Why the command stopped.
+enum Failure {
+    BadInput(String),
+    Failed(String),
+}
+
+/// A `--set` value: a number when it parses as one, else an expression.
+fn quantity(value: &str) -> nonsmooth::io::scenario::Quantity {
+    match value.parse::<f64>() {
+        Ok(x) => x.into(),
+        Err(_) => value.into(),
+    }
+}
+
+fn prepare(args: &RunArgs) -> Result<(BuiltScenario, TimeStepping), Failure> {
+    let bad = |e: nonsmooth::io::scenario::ScenarioError| Failure::BadInput(e.to_string());
+    let mut scenario = Scenario::from_file(&args.file).map_err(bad)?;
+    for (name, value) in &args.set {
+        scenario.set_parameter(name, quantity(value)).map_err(bad)?;
+    }
+    let built = scenario.build().map_err(bad)?;
+    let sim = built.simulation().map_err(bad)?;
+    Ok((built, sim))
+}
+
+/// Progress on stderr: percentage of simulated time, a few times a second,
+/// from one second into the run.
+struct Progress {
+    enabled: bool,
+    start: Instant,
+    last: Option<Instant>,
+    t0: f64,
+    span: f64,
+}
+
+impl Progress {
+    fn new(enabled: bool, t0: f64, t_end: f64) -> Self {
+        Progress {
+            enabled,
+            start: Instant::now(),
+            last: None,
+            t0,
+            span: t_end - t0,
+        }
+    }
+
+    fn update(&mut self, t: f64) {
+        if !self.enabled {
+            return;
+        }
+        let now = Instant::now();
+        if now - self.start < Duration::from_secs(1) {
+            return;
+        }
+        if self
+            .last
+            .is_some_and(|l| now - l < Duration::from_millis(250))
+        {
+            return;
+        }
+        self.last = Some(now);
+        let pct = if self.span > 0.0 {
+            100.0 * (t - self.t0) / self.span
+        } else {
+            100.0
+        };
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{pct:5.1} %  t = {t:<12.6}");
+        let _ = err.flush();
+    }
+
+    fn clear(&mut self) {
+        if self.last.is_some() {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r{:30}\r", "");
+            let _ = err.flush();
+            self.last = None;
+        }
+    }
+}
+
+/// Creates the directory (and its parents) if missing.
+fn ensure_dir(dir: &Path) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Failure::BadInput(format!(
+            "cannot create the output directory {}: {e}",
+            dir.display()
+        ))
+    })
+}
+
+fn simulate(args: &RunArgs) -> Result<(), Failure> {
+    let (built, mut sim) = prepare(args)?;
+    ensure_dir(&args.out)?;
+    let header = built.header();
+    let mut csv = CsvFile::create(&args.out, &built.csv_file_name(), &header).map_err(|e| {
+        Failure::BadInput(format!(
+            "cannot create {}: {e}",
+            args.out.join(built.csv_file_name()).display()
+        ))
+    })?;
+    let mut events = match &args.events {
+        Some(path) => {
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            ensure_dir(dir)?;
+            let name = path.file_name().ok_or_else(|| {
+                Failure::BadInput(format!("--events {}: not a file name", path.display()))
+            })?;
+            Some(
+                CsvFile::create(dir, &name.to_string_lossy(), &["t", "kind", "object"]).map_err(
+                    |e| Failure::BadInput(format!("cannot create {}: {e}", path.display())),
+                )?,
+            )
+        }
+        None => None,
+    };
+    let write_failed = |path: &Path, e: std::io::Error| {
+        Failure::Failed(format!("writing {}: {e}", path.display()))
+    };
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let mut progress = Progress::new(show_progress, built.settings.t0, built.settings.t_end);
+    let mut row = vec![0.0; header.len()];
+    let started = Instant::now();
+    loop {
+        match sim.step() {
+            Ok(StepOutcome::Advanced { t, .. }) => {
+                if sim.is_output_instant() {
+                    built.row(&sim, &mut row);
+                    csv.write_row(&row)
+                        .map_err(|e| write_failed(&args.out.join(built.csv_file_name()), e))?;
+                }
+                if let (Some(log), Some(path)) = (events.as_mut(), args.events.as_deref()) {
+                    for ev in sim.last_events() {
+                        log.write_fields(&[
+                            Field::Number(t),
+                            Field::Text(ev.kind.as_str()),
+                            Field::Text(sim.source_name(ev.source)),
+                        ])
+                        .map_err(|e| write_failed(path, e))?;
+                    }
+                }
+                progress.update(t);
+            }
+            Ok(StepOutcome::Finished) => break,
+            Err(e) => {
+                progress.clear();
+                let file = args.file.display();
+                return Err(Failure::Failed(match e {
+                    SimulationError::SolverFailed { .. }
+                    | SimulationError::NewtonFailed { .. }
+                    | SimulationError::NonFinite { .. } => {
+                        format!("{file}: simulation failed: {e}")
+                    }
+                    e => format!(
+                        "{file}: simulation failed in step {} from t = {}: {e}",
+                        sim.statistics().steps + 1,
+                        sim.time()
+                    ),
+                }));
+            }
+        }
+    }
+    progress.clear();
+    let wall = started.elapsed();
+    let rows = csv.rows();
+    let columns = csv.columns();
+    let csv_path = csv
+        .finish()
+        .map_err(|e| write_failed(&args.out.join(built.csv_file_name()), e))?;
+    if let (Some(log), Some(path)) = (events, args.events.as_deref()) {
+        log.finish().map_err(|e| write_failed(path, e))?;
+    }
+    if !args.quiet {
+        let stats = sim.statistics();
+        let us = if stats.steps > 0 {
+            wall.as_secs_f64() * 1e6 / stats.steps as f64
+        } else {
+            0.0
+        };
+        eprintln!(
+            "nonsmooth run: {} steps in {:.3} s ({us:.2} µs/step), {} solver iterations; \
+             wrote {} ({rows} rows × {columns} columns)",
+            stats.steps,
+            wall.as_secs_f64(),
+            stats.solver_iterations,
+            csv_path.display()
+        );
+    }
+    if args.plot {
+        render_plots(&csv_path, &built.plots, &args.out).map_err(Failure::Failed)?;
+    }
+    Ok(())
+}
+
+/// Renders the scenario's plots from the written CSV into `out_dir` (an
+/// output path is relative to it); the CSV is read once.
+fn render_plots(csv: &Path, plots: &[PlotSpec], out_dir: &Path) -> Result<(), String> {
+    if plots.is_empty() {
+        return Ok(());
+    }
+    let table = nonsmooth::io::plot::read_csv_columns(csv).map_err(|e| e.to_string())?;
+    for p in plots {
+        let spec = nonsmooth::io::plot::PlotSpec {
+            title: p.title.clone(),
+            x: p.x.clone(),
+            y: p.y.clone(),
+            output: out_dir.join(&p.output),
+            ..nonsmooth::io::plot::PlotSpec::new(out_dir.join(&p.output))
+        };
+        nonsmooth::io::plot::plot(&table, &spec).map_err(|e| e.to_string())?;
+        eprintln!("wrote {}", spec.output.display());
+    }
+    Ok(())
+}
+
+/// Runs `nonsmooth run` and returns its exit status.
+pub fn run(args: &RunArgs) -> ExitCode {
+    match simulate(args) {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(Failure::BadInput(msg)) => {
+            eprintln!("nonsmooth run: error: {msg}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+        Err(Failure::Failed(msg)) => {
+            eprintln!("nonsmooth run: error: {msg}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assignments() {
+        assert_eq!(
+            parse_assignment("mass=2").unwrap(),
+            ("mass".to_string(), "2".to_string())
+        );
+        assert_eq!(
+            parse_assignment(" area = radius^2 ").unwrap(),
+            ("area".to_string(), "radius^2".to_string())
+        );
+        assert_eq!(parse_assignment("x=a=b").unwrap().1, "a=b");
+        for bad in ["mass", "=2", "mass="] {
+            assert!(parse_assignment(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn values_are_numbers_or_expressions() {
+        use nonsmooth::io::scenario::Quantity;
+        assert_eq!(quantity("0.5"), Quantity::Number(0.5));
+        assert_eq!(quantity("-1"), Quantity::Number(-1.0));
+        assert_eq!(quantity("2*mass"), Quantity::Expression("2*mass".into()));
+    }
+}

@@ -1,0 +1,234 @@
+//! Scenario files: a model, its simulation settings, what to record and what
+//! to plot, in TOML (the schema is in docs/scenarios.md).
+//!
+//! ```
+//! use nonsmooth::io::scenario::Scenario;
+//!
+//! let text = r#"
+//! name = "fall"
+//! [parameters]
+//! g = 9.81
+//! [simulation]
+//! t_end = 0.1
+//! step = 0.01
+//! [[systems]]
+//! name = "body"
+//! type = "lagrangian_linear"
+//! q0 = [1]
+//! mass = [[1]]
+//! fext = ["-g"]
+//! "#;
+//! let mut scenario = Scenario::from_str(text, "fall.toml").unwrap();
+//! scenario.set_parameter("g", 1.62).unwrap();
+//! let built = scenario.build().unwrap();
+//! assert_eq!(built.header(), ["t", "body.q[0]", "body.v[0]"]);
+//! let mut sim = built.simulation().unwrap();
+//! sim.run(|_| {}).unwrap();
+//! ```
+
+mod build;
+pub mod error;
+pub mod expr;
+mod params;
+pub mod record;
+pub mod schema;
+mod settings;
+mod values;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use error::{Place, Result, ScenarioError};
+pub use record::{Column, Variable, DEFAULT_COLUMN_LIMIT};
+pub use schema::Quantity;
+
+use self::error::Source;
+use self::schema::ScenarioFile;
+use crate::modelling::Model;
+use crate::simulation::{TimeStepping, TimeSteppingSettings};
+
+/// A plot of recorded columns, as given by a `[[plots]]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlotSpec {
+    /// Title (none: no title).
+    pub title: Option<String>,
+    /// Abscissa column (`t` unless given).
+    pub x: String,
+    /// Ordinate columns, one curve each.
+    pub y: Vec<String>,
+    /// Output file, relative to the output directory.
+    pub output: PathBuf,
+}
+
+/// A scenario file, read and checked against the schema but not yet
+/// evaluated: parameters can still be changed with
+/// [`Scenario::set_parameter`] before [`Scenario::build`].
+#[derive(Debug)]
+pub struct Scenario {
+    source: Source,
+    file: ScenarioFile,
+    overrides: BTreeMap<String, Quantity>,
+}
+
+impl Scenario {
+    /// Reads a scenario file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Scenario> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Scenario::from_str(&text, path)
+    }
+
+    /// Reads a scenario from text; `path` names it in messages.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(text: &str, path: impl AsRef<Path>) -> Result<Scenario> {
+        let source = Source::new(text, path.as_ref());
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| {
+            let at = source.at(e.span().map_or(0, |s| s.start));
+            let message = e.message().trim().to_string();
+            if message.starts_with("unknown field") {
+                ScenarioError::UnknownKey { at, message }
+            } else {
+                ScenarioError::Toml { at, message }
+            }
+        })?;
+        let name = file.name.get_ref();
+        let valid = !name.is_empty()
+            && !name.starts_with('.')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid {
+            return Err(ScenarioError::Invalid {
+                at: source.span(file.name.span()),
+                reason: format!(
+                    "the scenario name `{name}` names the CSV file: use letters, digits, `_`, `-` and `.`, not starting with `.`"
+                ),
+            });
+        }
+        Ok(Scenario {
+            source,
+            file,
+            overrides: BTreeMap::new(),
+        })
+    }
+
+    /// The scenario's name (its CSV file is `<name>.csv`).
+    pub fn name(&self) -> &str {
+        self.file.name.get_ref()
+    }
+
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.file.description.as_deref()
+    }
+
+    /// The file the scenario was read from (or the name given to
+    /// [`Scenario::from_str`]).
+    pub fn path(&self) -> &Path {
+        self.source.path()
+    }
+
+    /// The names of the `[parameters]`, in alphabetical order.
+    pub fn parameter_names(&self) -> Vec<&str> {
+        self.file
+            .parameters
+            .as_ref()
+            .map(|p| p.get_ref().keys().map(|k| k.as_str()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Replaces the value of a `[parameters]` entry by a number or an
+    /// expression (which may use the other parameters). Unknown names are
+    /// refused; the value is checked by [`Scenario::build`].
+    pub fn set_parameter(&mut self, name: &str, value: impl Into<Quantity>) -> Result<()> {
+        let names = self.parameter_names();
+        if !names.contains(&name) {
+            return Err(ScenarioError::NoSuchParameter {
+                path: self.source.path().to_path_buf(),
+                name: name.to_string(),
+                known: expr::list(&names),
+            });
+        }
+        self.overrides.insert(name.to_string(), value.into());
+        Ok(())
+    }
+
+    /// The parameter values, after overrides.
+    pub fn parameters(&self) -> Result<BTreeMap<String, f64>> {
+        params::parameters(&self.source, &self.file, &self.overrides)
+    }
+
+    /// Evaluates everything and builds the model, the settings, the recorded
+    /// columns and the plots. Errors name the line of the offending value
+    /// or entry.
+    pub fn build(&self) -> Result<BuiltScenario> {
+        build::build(&self.source, &self.file, &self.overrides)
+    }
+
+    /// The text of the file.
+    pub fn text(&self) -> &str {
+        self.source.text()
+    }
+}
+
+/// Where the settings and systems are in the file, to locate errors of the
+/// simulation set-up.
+#[derive(Debug, Clone)]
+struct Places {
+    simulation: Place,
+    settings: HashMap<&'static str, Place>,
+    systems: HashMap<String, Place>,
+}
+
+/// A built scenario: what a run needs.
+#[derive(Debug, Clone)]
+pub struct BuiltScenario {
+    /// The scenario's name.
+    pub name: String,
+    /// Its description.
+    pub description: Option<String>,
+    /// The parameter values used.
+    pub parameters: BTreeMap<String, f64>,
+    /// The model.
+    pub model: Arc<Model>,
+    /// The simulation settings.
+    pub settings: TimeSteppingSettings,
+    /// The recorded columns, after `t`.
+    pub columns: Vec<Column>,
+    /// The plots.
+    pub plots: Vec<PlotSpec>,
+    places: Places,
+}
+
+impl BuiltScenario {
+    /// The CSV header: `t`, then the column names.
+    pub fn header(&self) -> Vec<&str> {
+        std::iter::once("t")
+            .chain(self.columns.iter().map(|c| c.name.as_str()))
+            .collect()
+    }
+
+    /// The CSV file name, `<name>.csv`.
+    pub fn csv_file_name(&self) -> String {
+        format!("{}.csv", self.name)
+    }
+
+    /// Sets up the simulation; its errors are located in the file.
+    pub fn simulation(&self) -> Result<TimeStepping> {
+        TimeStepping::new(Arc::clone(&self.model), self.settings.clone())
+            .map_err(|e| self.places.simulation_error(e))
+    }
+
+    /// Writes the current row (t, then the columns) of a simulation of this
+    /// scenario's model into `out`, whose length must be `header().len()`.
+    pub fn row(&self, sim: &TimeStepping, out: &mut [f64]) {
+        out[0] = sim.time();
+        for (o, c) in out[1..].iter_mut().zip(&self.columns) {
+            *o = c.value(sim);
+        }
+    }
+}

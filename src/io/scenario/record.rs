@@ -1,0 +1,170 @@
+//! Output selection: which values are recorded, one column each.
+//!
+//! A selector is `<object>.<variable>` (every index), `<object>.<variable>[i]`
+//! or `<object>.*` (every variable). Variables: `q`, `v` for Lagrangian
+//! systems, `x` for first-order systems, `y`, `lambda` for interactions.
+//! Columns are named `<object>.<variable>[<index>]`, after the time column `t`.
+
+use std::collections::HashSet;
+
+use super::error::{Place, Result, ScenarioError};
+use crate::modelling::{InteractionId, Model, SystemId};
+use crate::simulation::TimeStepping;
+
+/// The most columns recorded when `record` is not given.
+pub const DEFAULT_COLUMN_LIMIT: usize = 1000;
+
+/// The quantity a column reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variable {
+    /// Position q of a Lagrangian system.
+    Q(SystemId),
+    /// Velocity v of a Lagrangian system.
+    V(SystemId),
+    /// State x of a first-order system.
+    X(SystemId),
+    /// Output y of an interaction.
+    Y(InteractionId),
+    /// Multiplier λ (impulse for impact laws) of an interaction.
+    Lambda(InteractionId),
+}
+
+/// One recorded column (the time column `t` is implicit and comes first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// `<object>.<variable>[<index>]`.
+    pub name: String,
+    /// What it reads.
+    pub variable: Variable,
+    /// Which component.
+    pub index: usize,
+}
+
+impl Column {
+    /// The current value in a simulation of the model the column was made for.
+    pub fn value(&self, sim: &TimeStepping) -> f64 {
+        let slice = match self.variable {
+            Variable::Q(s) => sim.q(s),
+            Variable::V(s) => sim.v(s),
+            Variable::X(s) => sim.x(s),
+            Variable::Y(i) => sim.y(i),
+            Variable::Lambda(i) => sim.lambda(i),
+        };
+        slice[self.index]
+    }
+}
+
+/// The variables of an object: (name, variable, size).
+fn variables(model: &Model, object: &str) -> Option<Vec<(&'static str, Variable, usize)>> {
+    if let Some(s) = model.system_id(object) {
+        let ds = &model.system(s).ds;
+        let n = ds.dim();
+        return Some(if ds.is_lagrangian() {
+            vec![("q", Variable::Q(s), n), ("v", Variable::V(s), n)]
+        } else {
+            vec![("x", Variable::X(s), n)]
+        });
+    }
+    let i = model.interaction_id(object)?;
+    let m = model.interaction(i).dim();
+    Some(vec![
+        ("y", Variable::Y(i), m),
+        ("lambda", Variable::Lambda(i), m),
+    ])
+}
+
+fn push_all(
+    out: &mut Vec<Column>,
+    object: &str,
+    (var, variable, n): (&str, Variable, usize),
+    index: Option<usize>,
+) {
+    let range = match index {
+        Some(k) => k..k + 1,
+        None => 0..n,
+    };
+    for k in range {
+        out.push(Column {
+            name: format!("{object}.{var}[{k}]"),
+            variable,
+            index: k,
+        });
+    }
+}
+
+/// Every variable of every system, then of every interaction.
+pub(crate) fn everything(model: &Model) -> Vec<Column> {
+    let mut out = Vec::new();
+    let names = model
+        .systems()
+        .iter()
+        .map(|s| s.name.as_str())
+        .chain(model.interactions().iter().map(|i| i.name.as_str()));
+    for name in names {
+        for v in variables(model, name).unwrap_or_default() {
+            push_all(&mut out, name, v, None);
+        }
+    }
+    out
+}
+
+/// The columns of one selector, appended to `out`.
+/// `label` names the selector's role in messages (`record`, `plot column`).
+pub(crate) fn select(
+    model: &Model,
+    selector: &str,
+    label: &str,
+    at: &Place,
+    out: &mut Vec<Column>,
+) -> Result<()> {
+    let bad = |reason: String| ScenarioError::Invalid {
+        at: at.clone(),
+        reason: format!("{label} `{selector}`: {reason}"),
+    };
+    let (object, rest) = selector.split_once('.').ok_or_else(|| {
+        bad("expected `<object>.<variable>`, `<object>.<variable>[i]` or `<object>.*`".into())
+    })?;
+    let vars = variables(model, object)
+        .ok_or_else(|| bad(format!("no system or interaction is named `{object}`")))?;
+    if rest == "*" {
+        for v in vars {
+            push_all(out, object, v, None);
+        }
+        return Ok(());
+    }
+    let (var, index) = match rest.split_once('[') {
+        None => (rest, None),
+        Some((var, idx)) => {
+            let idx = idx
+                .strip_suffix(']')
+                .and_then(|s| s.trim().parse::<usize>().ok())
+                .ok_or_else(
+                    || bad("the index must be a non-negative integer in brackets".into()),
+                )?;
+            (var, Some(idx))
+        }
+    };
+    let names: Vec<&str> = vars.iter().map(|v| v.0).collect();
+    let v = vars.iter().find(|v| v.0 == var).copied().ok_or_else(|| {
+        bad(format!(
+            "`{object}` has no variable `{var}` (its variables: {})",
+            names.join(", ")
+        ))
+    })?;
+    if let Some(k) = index {
+        if k >= v.2 {
+            return Err(bad(format!(
+                "index {k} is out of range: `{object}.{var}` has {} components",
+                v.2
+            )));
+        }
+    }
+    push_all(out, object, v, index);
+    Ok(())
+}
+
+/// Removes repeated columns, keeping the first occurrence.
+pub(crate) fn dedup(columns: &mut Vec<Column>) {
+    let mut seen = HashSet::new();
+    columns.retain(|c| seen.insert(c.name.clone()));
+}

@@ -1,0 +1,246 @@
+//! The TOML schema of scenario files, as read by serde. Every value keeps
+//! its span in the file so errors found later can name its line. Unknown
+//! keys are refused. See docs/scenarios.md for the meaning of each key.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use toml::Spanned;
+
+/// A number, or an expression string evaluated with the parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Quantity {
+    /// A TOML integer or float.
+    Number(f64),
+    /// An expression such as `"2/5*mass*radius^2"` or `"sin(50*t)"`.
+    Expression(String),
+}
+
+impl From<f64> for Quantity {
+    fn from(x: f64) -> Self {
+        Quantity::Number(x)
+    }
+}
+
+impl From<&str> for Quantity {
+    fn from(s: &str) -> Self {
+        Quantity::Expression(s.to_string())
+    }
+}
+
+impl From<String> for Quantity {
+    fn from(s: String) -> Self {
+        Quantity::Expression(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number or an expression string")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Quantity, E> {
+                Ok(Quantity::Number(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Quantity, E> {
+                Ok(Quantity::Expression(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A quantity with its span.
+pub type SQ = Spanned<Quantity>;
+/// A vector of quantities.
+pub type SVec = Spanned<Vec<SQ>>;
+/// A matrix, as a list of rows.
+pub type SMat = Spanned<Vec<Vec<SQ>>>;
+/// A string with its span.
+pub type SStr = Spanned<String>;
+/// `repeat = { i = "0 .. n" }`.
+pub type Repeat = Spanned<BTreeMap<String, SStr>>;
+
+/// The whole file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Name of the scenario, and of its CSV file.
+    pub name: SStr,
+    /// Free text.
+    pub description: Option<String>,
+    /// Named scalars.
+    pub parameters: Option<Spanned<BTreeMap<String, SQ>>>,
+    /// Simulation settings.
+    pub simulation: Spanned<SimulationTable>,
+    /// Dynamical systems.
+    #[serde(default)]
+    pub systems: Vec<Spanned<SystemEntry>>,
+    /// Interactions.
+    #[serde(default)]
+    pub interactions: Vec<Spanned<InteractionEntry>>,
+    /// What is recorded.
+    pub output: Option<Spanned<OutputTable>>,
+    /// Plots of recorded columns.
+    #[serde(default)]
+    pub plots: Vec<Spanned<PlotEntry>>,
+}
+
+/// `[simulation]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationTable {
+    /// Final time.
+    pub t_end: SQ,
+    /// Time step.
+    pub step: SQ,
+    /// θ of the schemes.
+    pub theta: Option<SQ>,
+    /// Initial time.
+    pub t0: Option<SQ>,
+    /// γ of the activation test.
+    pub activation_gamma: Option<SQ>,
+    /// `euler_moreau` or `zero_order_hold`.
+    pub first_order_scheme: Option<SStr>,
+    /// One-step solver name.
+    pub solver: Option<SStr>,
+    /// One-step solver tolerance.
+    pub tolerance: Option<SQ>,
+    /// One-step solver iteration limit.
+    pub max_iterations: Option<SQ>,
+    /// Newton loop tolerance.
+    pub newton_tolerance: Option<SQ>,
+    /// Newton loop iteration limit.
+    pub newton_max_iterations: Option<SQ>,
+}
+
+/// One `[[systems]]` entry; which keys apply depends on `type`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SystemEntry {
+    /// Name (a template when `repeat` is given).
+    pub name: SStr,
+    /// `lagrangian_linear` or `first_order_linear`.
+    #[serde(rename = "type")]
+    pub kind: SStr,
+    /// Instantiate the entry for each value of an index.
+    pub repeat: Option<Repeat>,
+    /// Lagrangian: initial position.
+    pub q0: Option<SVec>,
+    /// Lagrangian: initial velocity.
+    pub v0: Option<SVec>,
+    /// Lagrangian: mass matrix.
+    pub mass: Option<SMat>,
+    /// Lagrangian: diagonal of the mass matrix.
+    pub mass_diagonal: Option<SVec>,
+    /// Lagrangian: stiffness K.
+    pub stiffness: Option<SMat>,
+    /// Lagrangian: damping C.
+    pub damping: Option<SMat>,
+    /// Lagrangian: external force (may use `t`).
+    pub fext: Option<SVec>,
+    /// First order: initial state.
+    pub x0: Option<SVec>,
+    /// First order: A (may use `t`).
+    #[serde(rename = "A")]
+    pub a: Option<SMat>,
+    /// First order: b (may use `t`).
+    pub b: Option<SVec>,
+}
+
+/// One `[[interactions]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InteractionEntry {
+    /// Name (a template when `repeat` is given).
+    pub name: SStr,
+    /// One or two system names (templates).
+    pub systems: Spanned<Vec<SStr>>,
+    /// Instantiate the entry for each value of an index.
+    pub repeat: Option<Repeat>,
+    /// The relation.
+    pub relation: Spanned<RelationTable>,
+    /// The nonsmooth law.
+    pub law: Spanned<LawTable>,
+}
+
+/// `relation = { type = …, … }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelationTable {
+    /// `lagrangian_linear` or `first_order_linear`.
+    #[serde(rename = "type")]
+    pub kind: SStr,
+    /// Lagrangian: H.
+    #[serde(rename = "H")]
+    pub h: Option<SMat>,
+    /// Lagrangian: b.
+    pub b: Option<SVec>,
+    /// First order: C.
+    #[serde(rename = "C")]
+    pub c: Option<SMat>,
+    /// First order: B.
+    #[serde(rename = "B")]
+    pub b_matrix: Option<SMat>,
+    /// First order: D.
+    #[serde(rename = "D")]
+    pub d: Option<SMat>,
+    /// First order: F.
+    #[serde(rename = "F")]
+    pub f: Option<SMat>,
+    /// First order: e.
+    pub e: Option<SVec>,
+}
+
+/// `law = { type = …, … }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LawTable {
+    /// `complementarity`, `newton_impact`, `relay`, `equality` or
+    /// `mixed_complementarity`.
+    #[serde(rename = "type")]
+    pub kind: SStr,
+    /// Newton impact: restitution coefficient.
+    pub restitution: Option<SQ>,
+    /// Relay: lower bounds.
+    pub lb: Option<SVec>,
+    /// Relay: upper bounds.
+    pub ub: Option<SVec>,
+    /// Mixed complementarity: number of equality rows (first).
+    pub equalities: Option<SQ>,
+}
+
+/// `[output]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputTable {
+    /// Column selectors.
+    pub record: Option<Spanned<Vec<SStr>>>,
+    /// Record every k-th step.
+    pub every: Option<SQ>,
+}
+
+/// One `[[plots]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlotEntry {
+    /// Title.
+    pub title: Option<String>,
+    /// Abscissa column (default `t`).
+    pub x: Option<SStr>,
+    /// Ordinate columns.
+    pub y: Spanned<Vec<SStr>>,
+    /// Output file, relative to the output directory.
+    pub output: SStr,
+}

@@ -1,0 +1,184 @@
+//! `[simulation]` and `[output] every`: the time-stepping settings, checked
+//! when the scenario is built, and the location of set-up errors.
+
+use super::error::{Result, ScenarioError};
+use super::schema::{SimulationTable, SQ};
+use super::values::Ctx;
+use super::Places;
+use crate::numerics::lcp::{lcp_solver, LCP_SOLVERS};
+use crate::numerics::mlcp::{mlcp_solver, MLCP_SOLVERS};
+use crate::numerics::relay::{relay_solver, RELAY_SOLVERS};
+use crate::numerics::{NumericsError, SolverSettings};
+use crate::simulation::{
+    ClockError, FirstOrderScheme, SimulationError, TimeBase, TimeSteppingSettings,
+};
+
+/// The settings of `[simulation]` (and `every` of `[output]`), checked as
+/// the simulation will check them; records where each key is in `places`.
+pub(super) fn settings(
+    ctx: Ctx<'_>,
+    sim: &SimulationTable,
+    every: Option<&SQ>,
+    places: &mut Places,
+) -> Result<TimeSteppingSettings> {
+    let src = ctx.src;
+    let mut key = |name: &'static str, span: std::ops::Range<usize>| {
+        places.settings.insert(name, src.span(span));
+    };
+    key("t_end", sim.t_end.span());
+    key("step", sim.step.span());
+    let mut s = TimeSteppingSettings::new(
+        ctx.number(&sim.step, "step")?,
+        ctx.number(&sim.t_end, "t_end")?,
+    );
+    fn opt<'q>(q: &'q Option<SQ>, name: &'static str) -> Option<(&'q SQ, &'static str)> {
+        q.as_ref().map(|q| (q, name))
+    }
+    for (q, name) in [
+        opt(&sim.theta, "theta"),
+        opt(&sim.t0, "t0"),
+        opt(&sim.activation_gamma, "activation_gamma"),
+        opt(&sim.tolerance, "tolerance"),
+        opt(&sim.newton_tolerance, "newton_tolerance"),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        key(name, q.span());
+        let v = ctx.number(q, name)?;
+        match name {
+            "theta" => s.theta = v,
+            "t0" => s.t0 = v,
+            "activation_gamma" => s.activation_gamma = v,
+            "tolerance" => s.solver_settings.tolerance = v,
+            _ => s.newton_tolerance = v,
+        }
+    }
+    let count = |q: &SQ, name: &str| -> Result<u64> {
+        let n = ctx.integer(q, name)?;
+        u64::try_from(n)
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| ScenarioError::Setting {
+                at: ctx.at(q.span()),
+                what: name.to_string(),
+                reason: format!("must be at least 1, got {n}"),
+            })
+    };
+    if let Some(q) = &sim.max_iterations {
+        key("max_iterations", q.span());
+        s.solver_settings.max_iterations = Some(count(q, "max_iterations")? as usize);
+    }
+    if let Some(q) = &sim.newton_max_iterations {
+        key("newton_max_iterations", q.span());
+        s.newton_max_iterations = count(q, "newton_max_iterations")? as usize;
+    }
+    if let Some(q) = every {
+        key("output_every", q.span());
+        s.output_every = count(q, "every")?;
+    }
+    if let Some(scheme) = &sim.first_order_scheme {
+        s.first_order_scheme = match scheme.get_ref().as_str() {
+            "euler_moreau" => FirstOrderScheme::EulerMoreau,
+            "zero_order_hold" => FirstOrderScheme::ZeroOrderHold,
+            other => {
+                return Err(ScenarioError::Setting {
+                    at: ctx.at(scheme.span()),
+                    what: "first_order_scheme".into(),
+                    reason: format!(
+                        "unknown scheme `{other}` (schemes: euler_moreau, zero_order_hold)"
+                    ),
+                })
+            }
+        };
+    }
+    if let Some(solver) = &sim.solver {
+        key("solver", solver.span());
+        let name = solver.get_ref().as_str();
+        let st = SolverSettings::default();
+        let known = lcp_solver(name, st).is_ok()
+            || mlcp_solver(name, st).is_ok()
+            || relay_solver(name, st).is_ok();
+        if !known {
+            return Err(ScenarioError::Setting {
+                at: ctx.at(solver.span()),
+                what: "solver".into(),
+                reason: format!(
+                    "unknown solver `{name}` (LCP: {LCP_SOLVERS}; MLCP: {MLCP_SOLVERS}; relay: {RELAY_SOLVERS})"
+                ),
+            });
+        }
+        s.solver = name.to_string();
+    }
+    check_clock(&s).map_err(|e| places.simulation_error(e))?;
+    Ok(s)
+}
+
+/// The checks [`crate::simulation::TimeStepping::new`] makes of the settings
+/// and clock, so they fail when the scenario is built.
+fn check_clock(s: &TimeSteppingSettings) -> std::result::Result<(), SimulationError> {
+    s.validate()?;
+    let base = TimeBase::for_times(&[("t0", s.t0), ("t_end", s.t_end), ("step", s.step)])?;
+    base.ticks("t0", s.t0)?;
+    base.period("step", s.step)?;
+    base.ticks("t_end", s.t_end)?;
+    Ok(())
+}
+
+impl Places {
+    /// Locates an error of the simulation set-up in the file.
+    pub(super) fn simulation_error(&self, e: SimulationError) -> ScenarioError {
+        let setting = |name: &str| {
+            self.settings
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| self.simulation.clone())
+        };
+        match e {
+            SimulationError::InvalidSetting {
+                what,
+                value,
+                reason,
+            } => ScenarioError::Setting {
+                at: setting(what),
+                what: if what == "output_every" {
+                    "every"
+                } else {
+                    what
+                }
+                .to_string(),
+                reason: format!("{value}: {reason}"),
+            },
+            SimulationError::Numerics(NumericsError::InvalidSetting { name, reason }) => {
+                ScenarioError::Setting {
+                    at: setting(name),
+                    what: name.to_string(),
+                    reason,
+                }
+            }
+            SimulationError::Numerics(e) => ScenarioError::Setting {
+                at: setting("solver"),
+                what: "solver".into(),
+                reason: e.to_string(),
+            },
+            SimulationError::Clock(
+                ClockError::OutOfRange { what, .. } | ClockError::NotRational { what, .. },
+            ) => ScenarioError::Simulation {
+                at: setting(what),
+                source: e,
+            },
+            SimulationError::SingularIterationMatrix { ref system } => ScenarioError::Simulation {
+                at: self
+                    .systems
+                    .get(system)
+                    .cloned()
+                    .unwrap_or_else(|| self.simulation.clone()),
+                source: e,
+            },
+            e => ScenarioError::Simulation {
+                at: self.simulation.clone(),
+                source: e,
+            },
+        }
+    }
+}
