@@ -315,6 +315,11 @@ impl ProblemMatrix for BlockSparseMatrix {
             for k in self.row_ptr[r]..self.row_ptr[r + 1] {
                 let (r0, nr, c0, nc) = self.block_dims(r, self.block_col[k]);
                 let blk = &self.values[self.value_ptr[k]..self.value_ptr[k + 1]];
+                if nr == 1 && nc == 1 {
+                    // Scalar blocks (one-dimensional contacts): the common case.
+                    y[r0] += blk[0] * alpha * x[c0];
+                    continue;
+                }
                 for j in 0..nc {
                     let s = alpha * x[c0 + j];
                     for i in 0..nr {

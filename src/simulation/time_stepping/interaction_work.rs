@@ -372,23 +372,32 @@ impl InteractionWork {
     pub fn update_output(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {
         match rel {
             Relation::LagrangianLinearTi(_) => {
-                self.gather(sys, true);
-                let mut full = std::mem::take(&mut self.y);
-                self.apply_out(&mut full);
-                for r in 0..self.m {
-                    full[r] += self.e[r];
+                // y = H q + b, ẏ = H v and the rounding bounds of both, in
+                // one pass over H.
+                let m = self.m;
+                for r in 0..m {
+                    self.y[r] = self.e[r];
+                    self.y_noise[r] = self.e[r].abs();
+                    self.ydot[r] = 0.0;
+                    self.ydot_noise[r] = 0.0;
                 }
-                self.y = full;
-                let mut noise = std::mem::take(&mut self.y_noise);
-                self.rounding_bound(&mut noise, true);
-                self.y_noise = noise;
-                self.gather(sys, false);
-                let mut yd = std::mem::take(&mut self.ydot);
-                self.apply_out(&mut yd);
-                self.ydot = yd;
-                let mut noise = std::mem::take(&mut self.ydot_noise);
-                self.rounding_bound(&mut noise, false);
-                self.ydot_noise = noise;
+                for (k, &s) in self.systems.iter().enumerate() {
+                    let (q, v) = (&sys[s].q, &sys[s].v);
+                    for (c, col) in self.out[k].as_slice().chunks_exact(m).enumerate() {
+                        let (qc, vc) = (q[c], v[c]);
+                        for r in 0..m {
+                            let (hq, hv) = (col[r] * qc, col[r] * vc);
+                            self.y[r] += hq;
+                            self.y_noise[r] += hq.abs();
+                            self.ydot[r] += hv;
+                            self.ydot_noise[r] += hv.abs();
+                        }
+                    }
+                }
+                for r in 0..m {
+                    self.y_noise[r] *= 4.0 * f64::EPSILON;
+                    self.ydot_noise[r] *= 4.0 * f64::EPSILON;
+                }
             }
             Relation::LagrangianScleronomous(r) => {
                 self.gather(sys, true);
@@ -429,30 +438,6 @@ impl InteractionWork {
     }
 
     /// out ← Σ_i out_i · xcat_i (xcat gathered beforehand).
-    /// out ← 4ε Σ_i |out_i| · |xcat_i| (+ 4ε|e|): a bound on the rounding
-    /// error of [`Self::apply_out`], so that the activation test reads
-    /// "ỹ ≤ 0 up to the rounding of its own computation".
-    fn rounding_bound(&self, out: &mut [f64], with_e: bool) {
-        let m = self.m;
-        out.iter_mut().for_each(|x| *x = 0.0);
-        let mut c0 = 0;
-        for o in &self.out {
-            let n = o.ncols();
-            for (col, &xc) in o.as_slice().chunks_exact(m).zip(&self.xcat[c0..c0 + n]) {
-                for (r, &orc) in out.iter_mut().zip(col) {
-                    *r += (orc * xc).abs();
-                }
-            }
-            c0 += n;
-        }
-        for r in 0..m {
-            if with_e {
-                out[r] += self.e[r].abs();
-            }
-            out[r] *= 4.0 * f64::EPSILON;
-        }
-    }
-
     fn apply_out(&self, out: &mut [f64]) {
         let m = self.m;
         out.iter_mut().for_each(|x| *x = 0.0);

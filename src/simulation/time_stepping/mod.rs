@@ -419,8 +419,10 @@ impl TimeStepping {
         );
         let step = self.stats.steps + 1;
         let model = Arc::clone(&self.model);
+        // One pass: start values, then the first free state.
         for (w, s) in self.sys.iter_mut().zip(model.systems()) {
             w.begin_step(&s.ds, t0, t1, h, theta)?;
+            w.compute_free(&s.ds, t0, t1, h, theta)?;
         }
         for w in &mut self.inters {
             w.y_start.copy_from_slice(&w.y);
@@ -439,8 +441,10 @@ impl TimeStepping {
         let mut change = f64::INFINITY;
         for it in 0..max_it {
             self.stats.newton_iterations += 1;
-            for (w, s) in self.sys.iter_mut().zip(model.systems()) {
-                w.compute_free(&s.ds, t0, t1, h, theta)?;
+            if it > 0 {
+                for (w, s) in self.sys.iter_mut().zip(model.systems()) {
+                    w.compute_free(&s.ds, t0, t1, h, theta)?;
+                }
             }
             for (k, (w, inter)) in self.inters.iter_mut().zip(model.interactions()).enumerate() {
                 if self.resp_fixed[k] {
@@ -510,15 +514,6 @@ impl TimeStepping {
         let _ = change;
         for (w, inter) in self.inters.iter_mut().zip(model.interactions()) {
             w.update_output(&inter.relation, &self.sys, t1);
-        }
-        for s in &self.sys {
-            if !s.q.iter().chain(&s.v).all(|x| x.is_finite()) {
-                return Err(SimulationError::NonFinite {
-                    t: t1,
-                    step,
-                    object: s.name.clone(),
-                });
-            }
         }
         self.stats.steps += 1;
         self.stats.solves = self.osnsp.solves;

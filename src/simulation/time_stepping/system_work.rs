@@ -466,11 +466,14 @@ impl SystemWork {
 
     /// Sets the unknown to `unknown` (v or x) and updates q for Lagrangian
     /// systems: q_{k+1} = q_k + h((1−θ)v_k + θ v_{k+1}). Returns the change
-    /// of the unknown from the previous iterate (max norm).
+    /// of the unknown from the previous iterate (max norm), NaN when the new
+    /// state is not finite.
     pub fn set_unknown(&mut self, unknown: &[f64], h: f64, theta: f64) -> f64 {
         let mut change = 0.0f64;
+        let mut finite = true;
         for i in 0..self.n {
             change = change.max((unknown[i] - self.iterate[i]).abs());
+            finite &= unknown[i].is_finite();
         }
         self.iterate.copy_from_slice(unknown);
         if self.lagrangian {
@@ -478,11 +481,17 @@ impl SystemWork {
             for i in 0..self.n {
                 self.q[i] =
                     self.q_start[i] + h * ((1.0 - theta) * self.v_start[i] + theta * self.v[i]);
+                finite &= self.q[i].is_finite();
             }
         } else {
             self.q.copy_from_slice(unknown);
         }
-        change
+        // NaN when the new state is not finite (`max` would skip a NaN).
+        if finite {
+            change
+        } else {
+            f64::NAN
+        }
     }
 }
 
