@@ -70,7 +70,12 @@ fn main() {
     .unwrap();
     writeln!(table, "|---|---|---|---|").unwrap();
     for case in cases() {
-        if !filter.is_empty() && !filter.iter().any(|f| case.name.contains(f.as_str())) {
+        // A filter selects the cases whose name contains it (`=NAME`: exactly NAME).
+        let selected = |f: &String| match f.strip_prefix('=') {
+            Some(exact) => case.name == exact,
+            None => case.name.contains(f.as_str()),
+        };
+        if !filter.is_empty() && !filter.iter().any(selected) {
             continue;
         }
         let total = ((case.settings.t_end - case.settings.t0) / case.settings.step).round() as u64;

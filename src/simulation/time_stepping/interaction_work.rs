@@ -101,6 +101,7 @@ impl InteractionWork {
             }
         };
         let unilateral = lagrangian && rows.contains(&RowKind::Complementarity);
+        let nonlinear = !inter.relation.is_linear();
         let mut w = InteractionWork {
             name: inter.name.clone(),
             m,
@@ -126,13 +127,14 @@ impl InteractionWork {
             ydot_noise: vec![0.0; m],
             active: !unilateral,
             xcat: vec![0.0; ntot],
-            xcat2: vec![0.0; ntot],
-            sm: vec![0.0; m.max(ntot)],
-            sm2: vec![0.0; m.max(ntot)],
-            jx: DMatrix::zeros(m, ntot),
-            jl: DMatrix::zeros(m, m),
-            jb: DMatrix::zeros(ntot, m),
-            g_aff: vec![0.0; ntot],
+            // Linearisation scratch, for nonlinear relations only.
+            xcat2: vec![0.0; if nonlinear { ntot } else { 0 }],
+            sm: vec![0.0; if nonlinear { m.max(ntot) } else { 0 }],
+            sm2: vec![0.0; if nonlinear { m.max(ntot) } else { 0 }],
+            jx: DMatrix::zeros(m, if nonlinear { ntot } else { 0 }),
+            jl: DMatrix::zeros(if nonlinear { m } else { 0 }, if nonlinear { m } else { 0 }),
+            jb: DMatrix::zeros(if nonlinear { ntot } else { 0 }, m),
+            g_aff: vec![0.0; if nonlinear { ntot } else { 0 }],
             systems,
         };
         match &inter.relation {

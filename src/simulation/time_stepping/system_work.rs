@@ -92,6 +92,12 @@ impl SystemWork {
             ds,
             DynamicalSystem::FirstOrderLinear(_) | DynamicalSystem::LagrangianLinearTi(_)
         );
+        // Scratch matrices only where the scheme uses them (a small, dense
+        // working set per system keeps large models in cache).
+        let full = matches!(ds, DynamicalSystem::LagrangianNonlinear(_));
+        let first_order_linear = matches!(ds, DynamicalSystem::FirstOrderLinear(_));
+        let zoh_or_full = full || scheme == Scheme::ZeroOrderHold;
+        let square = |k: usize| DMatrix::zeros(k, k);
         let mut work = SystemWork {
             name: name.to_string(),
             n,
@@ -113,12 +119,12 @@ impl SystemWork {
             s1: vec![0.0; n],
             s2: vec![0.0; n],
             s3: vec![0.0; n],
-            s4: vec![0.0; n],
-            s5: vec![0.0; n],
-            m1: DMatrix::zeros(n, n),
-            m2: DMatrix::zeros(n, n),
-            m3: DMatrix::zeros(n, n),
-            mass: DMatrix::zeros(n, n),
+            s4: vec![0.0; if full { n } else { 0 }],
+            s5: vec![0.0; if zoh_or_full { n } else { 0 }],
+            m1: square(if matches!(ds, DynamicalSystem::LagrangianLinearTi(_)) { 0 } else { n }),
+            m2: square(if first_order_linear || full { n } else { 0 }),
+            m3: square(if full { n } else { 0 }),
+            mass: square(if full { n } else { 0 }),
         };
         match ds {
             DynamicalSystem::LagrangianLinearTi(d) => {
