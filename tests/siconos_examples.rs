@@ -93,7 +93,10 @@ fn compare(
 }
 
 fn assert_agree(diffs: &[(String, f64)], tol: f64) {
-    let bad: Vec<_> = diffs.iter().filter(|(_, d)| d.is_nan() || *d > tol).collect();
+    let bad: Vec<_> = diffs
+        .iter()
+        .filter(|(_, d)| d.is_nan() || *d > tol)
+        .collect();
     assert!(
         bad.is_empty(),
         "columns differing by more than {tol:e}: {bad:?}"

@@ -52,8 +52,6 @@ pub(crate) struct InteractionWork {
     pub lambda: Vec<f64>,
     /// ẏ at the start of the step (U_k of the impact law).
     pub ydot_start: Vec<f64>,
-    /// y at the start of the step.
-    pub y_start: Vec<f64>,
     /// Bounds on the rounding errors of y and ẏ (linear Lagrangian relations).
     pub y_noise: Vec<f64>,
     pub ydot_noise: Vec<f64>,
@@ -122,7 +120,6 @@ impl InteractionWork {
             ydot: vec![0.0; m],
             lambda: vec![0.0; m],
             ydot_start: vec![0.0; m],
-            y_start: vec![0.0; m],
             y_noise: vec![0.0; m],
             ydot_noise: vec![0.0; m],
             active: !unilateral,

@@ -425,7 +425,6 @@ impl TimeStepping {
             w.compute_free(&s.ds, t0, t1, h, theta)?;
         }
         for w in &mut self.inters {
-            w.y_start.copy_from_slice(&w.y);
             w.ydot_start.copy_from_slice(&w.ydot);
             if w.unilateral {
                 w.active = (0..w.m).any(|r| {
@@ -458,43 +457,39 @@ impl TimeStepping {
             self.osnsp
                 .solve(&model, &self.sys, &mut self.inters, t1, step)?;
             change = 0.0;
-            for s in 0..self.sys.len() {
-                let mut unknown = std::mem::take(&mut self.sys[s].unknown);
-                unknown.copy_from_slice(&self.sys[s].free);
-                for a in model.interactions_of(SystemId(s)) {
-                    let w = &self.inters[a.0];
-                    if !w.active {
-                        continue;
-                    }
-                    let k = w
-                        .systems
-                        .iter()
-                        .position(|&x| x == s)
-                        .expect("linked system");
-                    let resp = &w.resp[k];
+            // unknown_i = free_i + Σ_α (shift_α,i + resp_α,i λ_α), scattered
+            // from the interactions' side (sequential over both arrays).
+            for w in &mut self.sys {
+                w.unknown.copy_from_slice(&w.free);
+            }
+            for w in &self.inters {
+                if !w.active {
+                    continue;
+                }
+                for (k, &s) in w.systems.iter().enumerate() {
+                    let unknown = &mut self.sys[s].unknown;
                     if !w.lagrangian {
                         unknown
                             .iter_mut()
                             .zip(&w.shift[k])
                             .for_each(|(u, d)| *u += d);
                     }
-                    for c in 0..w.m {
+                    let n = unknown.len();
+                    for (c, col) in w.resp[k].as_slice().chunks_exact(n).enumerate() {
                         let l = w.lambda[c];
                         if l != 0.0 {
-                            for i in 0..unknown.len() {
-                                unknown[i] += resp[(i, c)] * l;
-                            }
+                            unknown.iter_mut().zip(col).for_each(|(u, r)| *u += r * l);
                         }
                     }
                 }
-                let scale = 1.0 + unknown.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-                let c = self.sys[s].set_unknown(&unknown, h, theta) / scale;
-                self.sys[s].unknown = unknown;
+            }
+            for w in &mut self.sys {
+                let c = w.take_unknown(h, theta);
                 if !c.is_finite() {
                     return Err(SimulationError::NonFinite {
                         t: t1,
                         step,
-                        object: self.sys[s].name.clone(),
+                        object: w.name.clone(),
                     });
                 }
                 change = change.max(c);

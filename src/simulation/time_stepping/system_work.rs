@@ -121,7 +121,11 @@ impl SystemWork {
             s3: vec![0.0; n],
             s4: vec![0.0; if full { n } else { 0 }],
             s5: vec![0.0; if zoh_or_full { n } else { 0 }],
-            m1: square(if matches!(ds, DynamicalSystem::LagrangianLinearTi(_)) { 0 } else { n }),
+            m1: square(if matches!(ds, DynamicalSystem::LagrangianLinearTi(_)) {
+                0
+            } else {
+                n
+            }),
             m2: square(if first_order_linear || full { n } else { 0 }),
             m3: square(if full { n } else { 0 }),
             mass: square(if full { n } else { 0 }),
@@ -468,6 +472,16 @@ impl SystemWork {
             }
         }
         Ok(())
+    }
+
+    /// [`Self::set_unknown`] from the `unknown` buffer, returning the change
+    /// relative to 1 + ‖unknown‖∞ (NaN when not finite).
+    pub fn take_unknown(&mut self, h: f64, theta: f64) -> f64 {
+        let unknown = std::mem::take(&mut self.unknown);
+        let scale = 1.0 + unknown.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let c = self.set_unknown(&unknown, h, theta) / scale;
+        self.unknown = unknown;
+        c
     }
 
     /// Sets the unknown to `unknown` (v or x) and updates q for Lagrangian
