@@ -65,13 +65,20 @@ pub(crate) struct OneStepProblem {
     pub iterations: u64,
     /// Block-sparse assembly over all interactions (large LCPs).
     sparse: Option<SparseAssembly>,
+    /// Sparse at every step ([`Assembly::Sparse`]).
+    force_sparse: bool,
 }
+
+/// Above this many active rows, a problem with block-sparse assembly is
+/// solved sparse; at or below, dense over the active interactions.
+const DENSE_ACTIVE_ROWS: usize = 48;
 
 /// How the one-step problem is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Assembly {
-    /// Block-sparse over all interactions when the problem is an LCP with
-    /// more than 64 rows in all, dense over the active ones otherwise.
+    /// For an LCP with more than 64 rows in all: block-sparse over all
+    /// interactions at steps with more than 48 active rows, dense over the
+    /// active ones at the others. Dense over the active ones otherwise.
     #[default]
     Auto,
     /// Dense over the active interactions.
@@ -314,6 +321,7 @@ impl OneStepProblem {
             solves: 0,
             iterations: 0,
             sparse,
+            force_sparse: assembly == Assembly::Sparse,
         })
     }
 
@@ -328,7 +336,12 @@ impl OneStepProblem {
         t: f64,
         step: u64,
     ) -> Result<bool, SimulationError> {
-        if let Some(sp) = &mut self.sparse {
+        // Few active rows: the dense problem over them is cheaper than the
+        // sparse one over all interactions (whose inactive rows still cost
+        // a factorisation column each).
+        let active_rows: usize = inters.iter().filter(|w| w.active).map(|w| w.m).sum();
+        let use_sparse = self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
+        if let (true, Some(sp)) = (use_sparse, &mut self.sparse) {
             let Some(report) = sp.solve(sys, inters)? else {
                 return Ok(false);
             };
