@@ -41,7 +41,11 @@ fn cases() -> Vec<Case> {
     let (relay, _, _) = common::relay(1.0, 1.0, [0.0, 2.21]);
     let mut settings = TimeSteppingSettings::new(0.01, 10.0);
     settings.theta = 1.0;
-    out.push(Case { name: "relay".into(), model: relay, settings });
+    out.push(Case {
+        name: "relay".into(),
+        model: relay,
+        settings,
+    });
     for n in [10, 100, 1000] {
         for (label, gap) in [("falling", 0.01), ("resting", 0.0)] {
             let (column, _, _) = common::beads_column(n, 0.1, gap, 0.5);

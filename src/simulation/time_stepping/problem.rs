@@ -340,7 +340,8 @@ impl OneStepProblem {
         // sparse one over all interactions (whose inactive rows still cost
         // a factorisation column each).
         let active_rows: usize = inters.iter().filter(|w| w.active).map(|w| w.m).sum();
-        let use_sparse = self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
+        let use_sparse =
+            self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
         if let (true, Some(sp)) = (use_sparse, &mut self.sparse) {
             let Some(report) = sp.solve(sys, inters)? else {
                 return Ok(false);
