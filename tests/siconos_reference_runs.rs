@@ -3,9 +3,9 @@
 
 use std::io::Read;
 
-use nalgebra::{dmatrix, dvector, DMatrix};
-use nonsmooth::modelling::*;
 use nonsmooth::simulation::{TimeStepping, TimeSteppingSettings};
+
+mod common;
 
 /// Rows of a gzipped Siconos ioMatrix file (first line "rows cols").
 fn read_ref(name: &str) -> Vec<Vec<f64>> {
@@ -37,33 +37,11 @@ fn read_ref(name: &str) -> Vec<Vec<f64>> {
 #[test]
 fn bouncing_ball_matches_siconos_regression_output() {
     let reference = read_ref("result.ref.gz");
-    let (r, m, g) = (0.1, 1.0, 9.81);
-    let mut b = ModelBuilder::new();
-    let ball = b
-        .add_system(
-            "ball",
-            LagrangianLinearTi::new(
-                dvector![1.0, 0.0, 0.0],
-                dvector![0.0, 0.0, 0.0],
-                DMatrix::from_diagonal(&dvector![m, m, 0.4 * m * r * r]),
-            )
-            .with_fext(TimeVector::Constant(dvector![-m * g, 0.0, 0.0])),
-        )
-        .unwrap();
-    let floor = b
-        .add_interaction(
-            "floor",
-            &[ball],
-            LagrangianLinearTiR::new(dmatrix![1.0, 0.0, 0.0]),
-            NonsmoothLaw::NewtonImpact {
-                size: 1,
-                restitution: 0.9,
-            },
-        )
-        .unwrap();
+    // Siconos' test uses y = q[0] (no radius offset).
+    let (model, ball, floor) = common::bouncing_ball(1.0, 0.9, 0.0);
     let mut settings = TimeSteppingSettings::new(0.005, 10.0);
     settings.activation_gamma = 0.5;
-    let mut sim = TimeStepping::new(b.build(), settings).unwrap();
+    let mut sim = TimeStepping::new(model, settings).unwrap();
     let mut rows = vec![];
     sim.run(|s| {
         rows.push(vec![
@@ -103,33 +81,9 @@ fn bouncing_ball_matches_siconos_regression_output() {
 #[test]
 fn diode_bridge_matches_siconos_regression_output() {
     let reference = read_ref("diode_bridge.ref.gz");
-    let (l, c, r) = (1e-2, 1e-6, 1e3);
-    let mut b = ModelBuilder::new();
-    let circuit = b
-        .add_system(
-            "circuit",
-            FirstOrderLinear::new(dvector![10.0, 0.0], dmatrix![0.0, -1.0 / c; 1.0 / l, 0.0]),
-        )
-        .unwrap();
-    let diodes = b
-        .add_interaction(
-            "diodes",
-            &[circuit],
-            FirstOrderLinearTi::new(
-                dmatrix![0.0, 0.0; 0.0, 0.0; -1.0, 0.0; 1.0, 0.0],
-                dmatrix![0.0, 0.0, -1.0 / c, 1.0 / c; 0.0, 0.0, 0.0, 0.0],
-            )
-            .with_d(dmatrix![
-                1.0 / r, 1.0 / r, -1.0, 0.0;
-                1.0 / r, 1.0 / r, 0.0, -1.0;
-                1.0, 0.0, 0.0, 0.0;
-                0.0, 1.0, 0.0, 0.0
-            ]),
-            NonsmoothLaw::Complementarity { size: 4 },
-        )
-        .unwrap();
+    let (model, circuit, diodes) = common::diode_bridge();
     let settings = TimeSteppingSettings::new(1e-6, 5e-3);
-    let mut sim = TimeStepping::new(b.build(), settings).unwrap();
+    let mut sim = TimeStepping::new(model, settings).unwrap();
     let mut rows = vec![];
     sim.run(|s| {
         let (x, y, la) = (s.x(circuit), s.y(diodes), s.lambda(diodes));
