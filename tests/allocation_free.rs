@@ -7,7 +7,6 @@ use std::cell::Cell;
 
 use nalgebra::DMatrix;
 use nonsmooth::numerics::lcp::{lcp_solver, Lcp, LcpSolver, SparsePivoting, LCP_SOLVERS};
-use nonsmooth::numerics::matrix::Block;
 use nonsmooth::numerics::mlcp::{mlcp_solver, Mlcp, MLCP_SOLVERS};
 use nonsmooth::numerics::relay::{relay_solver, Relay, RELAY_SOLVERS};
 use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveReport, SolveStatus, SolverSettings};
@@ -189,39 +188,6 @@ fn time_steps_do_not_allocate_once_every_problem_size_was_seen() {
     );
 }
 
-/// A chain's tridiagonal W (2/m on the diagonal, −1/m beside it) in 1 × 1
-/// blocks; the contacts in `off` are switched off with stored zeros and a 1
-/// on the diagonal, which keeps the pattern.
-fn bead_chain(n: usize, mass: f64, off: &[bool]) -> BlockSparseMatrix {
-    let mut blocks = Vec::new();
-    for i in 0..n {
-        let d = if off[i] { 1.0 } else { 2.0 / mass };
-        blocks.push(Block {
-            row: i,
-            col: i,
-            values: vec![d],
-        });
-        if i + 1 < n {
-            let o = if off[i] || off[i + 1] {
-                0.0
-            } else {
-                -1.0 / mass
-            };
-            blocks.push(Block {
-                row: i,
-                col: i + 1,
-                values: vec![o],
-            });
-            blocks.push(Block {
-                row: i + 1,
-                col: i,
-                values: vec![o],
-            });
-        }
-    }
-    BlockSparseMatrix::new(&vec![1; n], &vec![1; n], blocks).unwrap()
-}
-
 /// The sparse LCP solver, once it has solved a pattern, solves another
 /// problem on it — other values (another mass, contacts switched off) and
 /// another active set — without allocating, and without a new analysis.
@@ -240,8 +206,8 @@ fn sparse_lcp_solver_reuses_its_pattern_without_allocating() {
             _ => -2.0,
         })
         .collect();
-    let first = Lcp::new(bead_chain(n, 0.5, &on), q1).unwrap();
-    let second = Lcp::new(bead_chain(n, 2.0, &off), q2).unwrap();
+    let first = Lcp::new(common::bead_chain(n, 0.5, &on), q1).unwrap();
+    let second = Lcp::new(common::bead_chain(n, 2.0, &off), q2).unwrap();
     let mut solver = SparsePivoting::new(SolverSettings::default());
     let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
     let r = solver.solve(&first, &mut z, &mut w).unwrap();

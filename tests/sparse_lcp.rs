@@ -3,41 +3,12 @@
 //! Every check recomputes w = W z + q from the tridiagonal formula itself,
 //! not through the library.
 
+mod common;
+
 use nonsmooth::numerics::lcp::{Lcp, LcpSolver, SparsePivoting};
-use nonsmooth::numerics::matrix::Block;
-use nonsmooth::numerics::{BlockSparseMatrix, SolveReport, SolveStatus, SolverSettings};
+use nonsmooth::numerics::{SolveReport, SolveStatus, SolverSettings};
 
 const MASS: f64 = 0.5;
-
-/// The chain's W in 1 × 1 blocks. Contacts in `off` are decoupled: their row
-/// and column hold stored zeros and a 1 on the diagonal, so the pattern is
-/// that of the full chain.
-fn chain(n: usize, mass: f64, off: &[bool]) -> BlockSparseMatrix {
-    let mut blocks = Vec::with_capacity(3 * n);
-    for i in 0..n {
-        let d = if off[i] { 1.0 } else { 2.0 / mass };
-        blocks.push(Block {
-            row: i,
-            col: i,
-            values: vec![d],
-        });
-        if i + 1 < n {
-            let o = if off[i] || off[i + 1] {
-                0.0
-            } else {
-                -1.0 / mass
-            };
-            for (r, c) in [(i, i + 1), (i + 1, i)] {
-                blocks.push(Block {
-                    row: r,
-                    col: c,
-                    values: vec![o],
-                });
-            }
-        }
-    }
-    BlockSparseMatrix::new(&vec![1; n], &vec![1; n], blocks).unwrap()
-}
 
 /// (W z)ᵢ for the chain, computed here from its formula.
 fn chain_product(mass: f64, off: &[bool], z: &[f64]) -> Vec<f64> {
@@ -116,7 +87,7 @@ fn bead_chain_with_a_planted_mixed_solution_is_solved() {
     let off = vec![false; n];
     let (zs, ws) = planted(n);
     let q = q_for(MASS, &off, &zs, &ws);
-    let lcp = Lcp::new(chain(n, MASS, &off), q.clone()).unwrap();
+    let lcp = Lcp::new(common::bead_chain(n, MASS, &off), q.clone()).unwrap();
     let mut s = SparsePivoting::new(SolverSettings::default());
     let mut z = vec![0.0; n];
     let (r, _) = solve(&mut s, &lcp, &mut z);
@@ -147,7 +118,7 @@ fn resting_column_matches_its_closed_form() {
     let c = 9.81e-3;
     let off = vec![false; n];
     let q: Vec<f64> = (0..n).map(|i| -c * (n - i) as f64).collect();
-    let lcp = Lcp::new(chain(n, MASS, &off), q.clone()).unwrap();
+    let lcp = Lcp::new(common::bead_chain(n, MASS, &off), q.clone()).unwrap();
     let mut s = SparsePivoting::new(SolverSettings::default());
     let mut z = vec![0.0; n];
     let (r, _) = solve(&mut s, &lcp, &mut z);
@@ -185,7 +156,7 @@ fn decoupled_contacts_keep_the_pattern_and_stay_inactive() {
     let on = vec![false; n];
     let (zs, ws) = planted(n);
     let q = q_for(MASS, &on, &zs, &ws);
-    let lcp = Lcp::new(chain(n, MASS, &on), q).unwrap();
+    let lcp = Lcp::new(common::bead_chain(n, MASS, &on), q).unwrap();
     let mut z = vec![0.0; n];
     assert_eq!(solve(&mut s, &lcp, &mut z).0.status, SolveStatus::Solved);
     assert_eq!(s.symbolic_analyses(), 1);
@@ -206,7 +177,7 @@ fn decoupled_contacts_keep_the_pattern_and_stay_inactive() {
             assert_eq!(q[i], 1.0);
         }
     }
-    let lcp = Lcp::new(chain(n, 2.0 * MASS, &off), q.clone()).unwrap();
+    let lcp = Lcp::new(common::bead_chain(n, 2.0 * MASS, &off), q.clone()).unwrap();
     // Warm start from the previous step's z, as a simulation would.
     let (r, _) = solve(&mut s, &lcp, &mut z);
     assert_eq!(r.status, SolveStatus::Solved, "{r:?}");
@@ -240,7 +211,7 @@ fn warm_started_time_steps_need_few_iterations() {
         let z: Vec<f64> = (0..n).map(|i| if active(i) { 1.0 } else { 0.0 }).collect();
         let w: Vec<f64> = (0..n).map(|i| if active(i) { 0.0 } else { 0.3 }).collect();
         (
-            Lcp::new(chain(n, MASS, &off), q_for(MASS, &off, &z, &w)).unwrap(),
+            Lcp::new(common::bead_chain(n, MASS, &off), q_for(MASS, &off, &z, &w)).unwrap(),
             z,
         )
     };

@@ -4,6 +4,8 @@
 
 use nalgebra::{dmatrix, dvector, DMatrix, DVector};
 use nonsmooth::modelling::*;
+use nonsmooth::numerics::matrix::Block;
+use nonsmooth::numerics::BlockSparseMatrix;
 
 /// Bouncing ball: q = (height, x, angle), M = diag(m, m, 2/5 m R²),
 /// F_ext = (−m g, 0, 0); `floor`: y = q[0] − b_offset, Newton impact e.
@@ -141,4 +143,34 @@ pub fn beads_column(
         );
     }
     (b.build(), beads, inters)
+}
+
+/// The chain's W in 1 × 1 blocks. Contacts in `off` are decoupled: their row
+/// and column hold stored zeros and a 1 on the diagonal, so the pattern is
+/// that of the full chain.
+pub fn bead_chain(n: usize, mass: f64, off: &[bool]) -> BlockSparseMatrix {
+    let mut blocks = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        let d = if off[i] { 1.0 } else { 2.0 / mass };
+        blocks.push(Block {
+            row: i,
+            col: i,
+            values: vec![d],
+        });
+        if i + 1 < n {
+            let o = if off[i] || off[i + 1] {
+                0.0
+            } else {
+                -1.0 / mass
+            };
+            for (r, c) in [(i, i + 1), (i + 1, i)] {
+                blocks.push(Block {
+                    row: r,
+                    col: c,
+                    values: vec![o],
+                });
+            }
+        }
+    }
+    BlockSparseMatrix::new(&vec![1; n], &vec![1; n], blocks).unwrap()
 }

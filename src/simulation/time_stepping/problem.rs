@@ -346,19 +346,10 @@ impl OneStepProblem {
             let Some(report) = sp.solve(sys, inters)? else {
                 return Ok(false);
             };
-            self.solves += 1;
-            self.iterations += report.iterations as u64;
             if !report.status.is_solved() {
-                return Err(SimulationError::SolverFailed {
-                    t,
-                    step,
-                    solver: report.solver,
-                    status: report.status.as_str(),
-                    error: report.error,
-                    size: sp.z.len(),
-                });
+                return Err(failure(&report, t, step, sp.z.len()));
             }
-            self.last_report = Some(report);
+            self.record(report);
             return Ok(true);
         }
         self.active.clear();
@@ -471,17 +462,8 @@ impl OneStepProblem {
             Slot::Relay(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
         }
         .map_err(SimulationError::Numerics)?;
-        self.solves += 1;
-        self.iterations += report.iterations as u64;
         if !report.status.is_solved() {
-            return Err(SimulationError::SolverFailed {
-                t,
-                step,
-                solver: report.solver,
-                status: report.status.as_str(),
-                error: report.error,
-                size: n,
-            });
+            return Err(failure(&report, t, step, n));
         }
         for (k, &a) in self.active.iter().enumerate() {
             let o = self.offset[k];
@@ -490,8 +472,27 @@ impl OneStepProblem {
                 w.lambda[r] = slot.z[self.pos[o + r]];
             }
         }
-        self.last_report = Some(report);
+        self.record(report);
         Ok(true)
+    }
+
+    /// Counts a solved problem and keeps its report.
+    fn record(&mut self, report: SolveReport) {
+        self.solves += 1;
+        self.iterations += report.iterations as u64;
+        self.last_report = Some(report);
+    }
+}
+
+/// The error of a one-step problem that was not solved.
+fn failure(report: &SolveReport, t: f64, step: u64, size: usize) -> SimulationError {
+    SimulationError::SolverFailed {
+        t,
+        step,
+        solver: report.solver,
+        status: report.status.as_str(),
+        error: report.error,
+        size,
     }
 }
 
