@@ -11,7 +11,7 @@ use serde_json::Value;
 const TOL: f64 = 1e-8;
 
 fn manifest() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
 fn shared(rel: &str) -> PathBuf {

@@ -351,7 +351,8 @@ fn too_many_columns_suggest_choosing() {
 #[test]
 fn the_bundled_example_plots() {
     let dir = work_dir("example");
-    let csv = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/simulations/bouncing_ball.csv");
+    let csv = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .join("examples/simulations/bouncing_ball.csv");
     let csv = csv.to_str().unwrap();
     let out = run(
         &dir,

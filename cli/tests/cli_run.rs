@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use nonsmooth::io::scenario::Scenario;
 
 fn manifest() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
 fn example(name: &str) -> PathBuf {
