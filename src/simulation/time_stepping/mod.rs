@@ -39,7 +39,7 @@ use self::interaction_work::InteractionWork;
 use self::problem::OneStepProblem;
 use self::system_work::{Scheme, SystemWork};
 use super::clock::{ClockError, TimeBase};
-use super::events::{Event, EventKind, EventManager};
+use super::events::{Event, EventKind, EventManager, SourceId};
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::modelling::relation::Relation;
 use crate::numerics::{NumericsError, SolverSettings};
@@ -227,6 +227,16 @@ pub enum SimulationError {
     /// A handle or input of the wrong size.
     #[error("{0}")]
     BadArgument(String),
+    /// An event instant that is not on the integration grid t₀ + k h.
+    #[error("{what} = {value} s is not a whole number of integration steps (step {step} s); time-stepping runs events only at t0 + k·step")]
+    OffGrid {
+        /// Which quantity (e.g. "sensor 'sensor' delay").
+        what: String,
+        /// Its value, in seconds.
+        value: f64,
+        /// The integration step.
+        step: f64,
+    },
 }
 
 /// What [`TimeStepping::step`] did.
@@ -262,6 +272,8 @@ pub struct TimeStepping {
     model: Arc<Model>,
     settings: TimeSteppingSettings,
     base: TimeBase,
+    t0_tick: i64,
+    step_ticks: i64,
     tick: i64,
     end_tick: i64,
     events: EventManager,
@@ -283,6 +295,18 @@ impl TimeStepping {
         model: impl Into<Arc<Model>>,
         settings: TimeSteppingSettings,
     ) -> Result<Self, SimulationError> {
+        Self::with_times(model, settings, &[])
+    }
+
+    /// As [`TimeStepping::new`], on a time base in which the `extra` times
+    /// (periods, offsets and delays of the event sources that will be added
+    /// with [`TimeStepping::add_event_source`], in seconds) are whole numbers
+    /// of ticks.
+    pub fn with_times(
+        model: impl Into<Arc<Model>>,
+        settings: TimeSteppingSettings,
+        extra: &[(&'static str, f64)],
+    ) -> Result<Self, SimulationError> {
         let model = model.into();
         settings.validate()?;
         if model.systems().is_empty() {
@@ -290,11 +314,13 @@ impl TimeStepping {
                 "the model has no dynamical system".into(),
             ));
         }
-        let base = TimeBase::for_times(&[
+        let mut times = vec![
             ("t0", settings.t0),
             ("t_end", settings.t_end),
             ("step", settings.step),
-        ])?;
+        ];
+        times.extend_from_slice(extra);
+        let base = TimeBase::for_times(&times)?;
         let t0_tick = base.ticks("t0", settings.t0)?;
         let step_ticks = base.period("step", settings.step)?;
         let end_tick = base.ticks("t_end", settings.t_end)?;
@@ -355,6 +381,8 @@ impl TimeStepping {
             model,
             settings,
             base,
+            t0_tick,
+            step_ticks,
             tick: t0_tick,
             end_tick,
             events,
@@ -553,7 +581,7 @@ impl TimeStepping {
 
     /// Name of an event source, for event logs: `step` (time discretisation),
     /// `output`.
-    pub fn source_name(&self, id: super::events::SourceId) -> &str {
+    pub fn source_name(&self, id: SourceId) -> &str {
         self.source_names.get(id.0).map_or("?", |s| s.as_str())
     }
 
@@ -596,6 +624,91 @@ impl TimeStepping {
     /// True when the interaction took part in the last step's problem.
     pub fn is_active(&self, i: InteractionId) -> bool {
         self.inters[i.0].active
+    }
+
+    /// Registers an event source on the simulation's clock: occurrences at
+    /// ticks `offset + k·period` (k ≥ 0; once when `period` is `None`). Its
+    /// events are returned by [`TimeStepping::last_events`] at their
+    /// instants, in the documented order, for the caller to process; the
+    /// simulation itself acts only on time-discretisation events. Instants
+    /// must be on the integration grid t₀ + k h and not before the current
+    /// instant; `name` appears in event logs.
+    pub fn add_event_source(
+        &mut self,
+        kind: EventKind,
+        offset: i64,
+        period: Option<i64>,
+        name: &str,
+    ) -> Result<SourceId, SimulationError> {
+        let h = self.settings.step;
+        let secs = |ticks: i64| self.base.seconds(ticks);
+        if (offset - self.t0_tick) % self.step_ticks != 0 {
+            return Err(SimulationError::OffGrid {
+                what: format!("event '{name}' first instant"),
+                value: secs(offset),
+                step: h,
+            });
+        }
+        if offset < self.tick {
+            return Err(SimulationError::BadArgument(format!(
+                "event '{name}': first instant {} s is before the current time {} s",
+                secs(offset),
+                secs(self.tick)
+            )));
+        }
+        let id = match period {
+            Some(p) => {
+                if p % self.step_ticks != 0 {
+                    return Err(SimulationError::OffGrid {
+                        what: format!("event '{name}' period"),
+                        value: secs(p),
+                        step: h,
+                    });
+                }
+                self.events.add_periodic(kind, offset, p)?
+            }
+            None => self.events.add_once(kind, offset),
+        };
+        debug_assert_eq!(id.0, self.source_names.len());
+        self.source_names.push(name.to_string());
+        Ok(id)
+    }
+
+    /// The last instant the simulation reaches (t_end, in ticks).
+    pub fn end_tick(&self) -> i64 {
+        self.end_tick
+    }
+
+    /// Sets the control input g of a system, held from now until changed
+    /// (zero-order hold): a Lagrangian system gets M v̇ = F + g (+ Hᵀλ), a
+    /// first-order one ẋ = f + g (+ r). g has the system's dimension.
+    pub fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
+        let w = self
+            .sys
+            .get_mut(s.0)
+            .ok_or_else(|| SimulationError::BadArgument(format!("no system {}", s.0)))?;
+        if w.control.len() != g.len() {
+            return Err(SimulationError::BadArgument(format!(
+                "system '{}': input of size {} given, the system has dimension {}",
+                w.name,
+                g.len(),
+                w.control.len()
+            )));
+        }
+        if let Some(bad) = g.iter().find(|x| !x.is_finite()) {
+            return Err(SimulationError::BadArgument(format!(
+                "system '{}': input value {bad} is not finite",
+                w.name
+            )));
+        }
+        w.control.copy_from_slice(g);
+        w.has_control = g.iter().any(|&x| x != 0.0);
+        Ok(())
+    }
+
+    /// The control input g of a system currently held.
+    pub fn system_input(&self, s: SystemId) -> &[f64] {
+        &self.sys[s.0].control
     }
 
     /// Sets the control input u of a first-order linear relation (held

@@ -66,6 +66,11 @@ pub(crate) struct SystemWork {
     m3: DMatrix<f64>,
     /// M(q_k) of a nonlinear Lagrangian system.
     mass: DMatrix<f64>,
+    /// Control input g held over the step (zero-order hold): added to the
+    /// forces of a Lagrangian system, to the vector field of a first-order one.
+    pub control: Vec<f64>,
+    /// True when `control` is not all zeros (skips the work otherwise).
+    pub has_control: bool,
 }
 
 impl SystemWork {
@@ -129,6 +134,8 @@ impl SystemWork {
             m2: square(if first_order_linear || full { n } else { 0 }),
             m3: square(if full { n } else { 0 }),
             mass: square(if full { n } else { 0 }),
+            control: vec![0.0; n],
+            has_control: false,
         };
         match ds {
             DynamicalSystem::LagrangianLinearTi(d) => {
@@ -307,7 +314,7 @@ impl SystemWork {
         let n = self.n;
         match ds {
             DynamicalSystem::LagrangianLinearTi(d) => {
-                // rhs = h(θF_ext(t₁) + (1−θ)F_ext(t₀)) − hC v_k − hK(q_k + hθ v_k);
+                // rhs = h(θF_ext(t₁) + (1−θ)F_ext(t₀) + g) − hC v_k − hK(q_k + hθ v_k);
                 // free = v_k + W⁻¹ rhs.
                 let rhs = &mut self.s1;
                 rhs.iter_mut().for_each(|x| *x = 0.0);
@@ -316,6 +323,11 @@ impl SystemWork {
                     f.eval(t0, &mut self.s3);
                     for i in 0..n {
                         rhs[i] = h * (theta * self.s2[i] + (1.0 - theta) * self.s3[i]);
+                    }
+                }
+                if self.has_control {
+                    for i in 0..n {
+                        rhs[i] += h * self.control[i];
                     }
                 }
                 if let Some(c) = &d.damping {
@@ -349,8 +361,17 @@ impl SystemWork {
                         }
                         self.free[i] = s;
                     }
-                    if let Some(b) = &d.b {
-                        b.eval(t0, &mut self.s1);
+                    let b = d.b.as_ref();
+                    if b.is_some() || self.has_control {
+                        match b {
+                            Some(b) => b.eval(t0, &mut self.s1),
+                            None => self.s1.iter_mut().for_each(|x| *x = 0.0),
+                        }
+                        if self.has_control {
+                            for i in 0..n {
+                                self.s1[i] += self.control[i];
+                            }
+                        }
                         for i in 0..n {
                             let mut s = 0.0;
                             for j in 0..n {
@@ -361,7 +382,7 @@ impl SystemWork {
                     }
                 }
                 _ => {
-                    // free = W⁻¹ [x_k + h(1−θ)(A(t₀) x_k + b(t₀)) + hθ b(t₁)].
+                    // free = W⁻¹ [x_k + h(1−θ)(A(t₀) x_k + b(t₀)) + hθ b(t₁) + h g].
                     d.a.eval(t0, &mut self.m2);
                     let rhs = &mut self.s1;
                     for i in 0..n {
@@ -378,12 +399,17 @@ impl SystemWork {
                             rhs[i] += h * ((1.0 - theta) * self.s2[i] + theta * self.s3[i]);
                         }
                     }
+                    if self.has_control {
+                        for i in 0..n {
+                            rhs[i] += h * self.control[i];
+                        }
+                    }
                     lu_solve(&self.w, n, &self.piv, rhs);
                     self.free.copy_from_slice(rhs);
                 }
             },
             DynamicalSystem::FirstOrderNonlinear(d) => {
-                // R(x) = x − x_k − h[θ f(t₁, x) + (1−θ) f_k];  W = I − hθ ∂f/∂x(t₁, x).
+                // R(x) = x − x_k − h[θ f(t₁, x) + (1−θ) f_k + g];  W = I − hθ ∂f/∂x(t₁, x).
                 let x = &self.iterate;
                 (d.f)(t1, x, &mut self.s2);
                 match &d.jacobian {
@@ -407,7 +433,9 @@ impl SystemWork {
                 for i in 0..n {
                     self.s1[i] = self.iterate[i]
                         - self.q_start[i]
-                        - h * (theta * self.s2[i] + (1.0 - theta) * self.f_start[i]);
+                        - h * (theta * self.s2[i]
+                            + (1.0 - theta) * self.f_start[i]
+                            + self.control[i]);
                 }
                 lu_solve(&self.w, n, &self.piv, &mut self.s1);
                 for i in 0..n {
@@ -416,7 +444,7 @@ impl SystemWork {
             }
             DynamicalSystem::LagrangianNonlinear(d) => {
                 // q(v) = q_k + h((1−θ)v_k + θv);
-                // R(v) = M(q_k)(v − v_k) − h[θF(t₁, q(v), v) + (1−θ)F_k];
+                // R(v) = M(q_k)(v − v_k) − h[θF(t₁, q(v), v) + (1−θ)F_k + g];
                 // W = M(q_k) − hθ(∂F/∂v + hθ ∂F/∂q).
                 for i in 0..n {
                     self.s4[i] = self.q_start[i]
@@ -463,7 +491,10 @@ impl SystemWork {
                     for j in 0..n {
                         mv += self.mass[(i, j)] * (self.iterate[j] - self.v_start[j]);
                     }
-                    self.s1[i] = mv - h * (theta * self.s2[i] + (1.0 - theta) * self.f_start[i]);
+                    self.s1[i] = mv
+                        - h * (theta * self.s2[i]
+                            + (1.0 - theta) * self.f_start[i]
+                            + self.control[i]);
                 }
                 lu_solve(&self.w, n, &self.piv, &mut self.s1);
                 for i in 0..n {
