@@ -10,6 +10,7 @@
 // equations in their doc comments; iterator rewrites would obscure them.
 #![allow(clippy::needless_range_loop)]
 
+pub mod control;
 pub mod io;
 pub mod modelling;
 pub mod numerics;

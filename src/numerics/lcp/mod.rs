@@ -86,7 +86,7 @@ impl Lcp {
 
 /// A solver of LCPs. Once it has solved a problem of size n, further solves
 /// of size n do not allocate.
-pub trait LcpSolver {
+pub trait LcpSolver: Send {
     /// Name used in reports and on the command line.
     fn name(&self) -> &'static str;
     /// Solves `problem`. `z` holds the initial guess (iterative solvers) and

@@ -20,7 +20,7 @@ use crate::numerics::splitting::projected_sweeps;
 /// A solver of MLCPs. `z` = (u, v) holds the initial guess and receives the
 /// solution; `w` receives M z + q (its first n components are the equality
 /// residuals).
-pub trait MlcpSolver {
+pub trait MlcpSolver: Send {
     /// Name used in reports and on the command line.
     fn name(&self) -> &'static str;
     /// Solves `problem`; see [`crate::numerics::lcp::LcpSolver::solve`].

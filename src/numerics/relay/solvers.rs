@@ -25,7 +25,7 @@ use crate::numerics::splitting::projected_sweeps;
 
 /// A solver of relay problems: `z` holds the initial guess and receives the
 /// solution, `w` receives M z + q.
-pub trait RelaySolver {
+pub trait RelaySolver: Send {
     /// Name used in reports and on the command line.
     fn name(&self) -> &'static str;
     /// Solves `problem`; see [`crate::numerics::lcp::LcpSolver::solve`].

@@ -1,0 +1,99 @@
+//! What the control layer needs from the simulation of the plant: the same
+//! surface for every integration strategy.
+
+use std::sync::Arc;
+
+use crate::modelling::{Model, SystemId};
+use crate::simulation::{
+    Event, EventKind, SimulationError, SourceId, StepOutcome, TimeBase, TimeStepping,
+};
+
+/// A plant simulation driven by a control loop: it owns the plant's state,
+/// schedules event sources on its exact clock and reports the events of each
+/// instant; the loop reads the state and sets held inputs.
+pub trait Plant: Send {
+    /// Registers an event source (ticks of [`Plant::time_base`]); see
+    /// [`TimeStepping::add_event_source`].
+    fn add_event_source(
+        &mut self,
+        kind: EventKind,
+        offset: i64,
+        period: Option<i64>,
+        name: &str,
+    ) -> Result<SourceId, SimulationError>;
+    /// Advances to the next instant and processes its integration events.
+    fn step(&mut self) -> Result<StepOutcome, SimulationError>;
+    /// Events of the last instant, in the documented order.
+    fn last_events(&self) -> &[Event];
+    /// The name of an event source.
+    fn source_name(&self, id: SourceId) -> &str;
+    /// The current instant in ticks and the time base.
+    fn tick(&self) -> (i64, TimeBase);
+    /// The current time in seconds.
+    fn time(&self) -> f64;
+    /// The last instant, in ticks.
+    fn end_tick(&self) -> i64;
+    /// The model.
+    fn model(&self) -> &Arc<Model>;
+    /// q of a Lagrangian system, x of a first-order one.
+    fn q(&self, s: SystemId) -> &[f64];
+    /// v of a Lagrangian system (empty for first-order systems).
+    fn v(&self, s: SystemId) -> &[f64];
+    /// Sets the input g held on a system (M v̇ = F + g or ẋ = f + g).
+    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError>;
+    /// The input g held on a system.
+    fn system_input(&self, s: SystemId) -> &[f64];
+    /// The time-stepping simulation, when the plant is one (for records of
+    /// interactions and statistics).
+    fn as_time_stepping(&self) -> Option<&TimeStepping> {
+        None
+    }
+}
+
+impl Plant for TimeStepping {
+    fn add_event_source(
+        &mut self,
+        kind: EventKind,
+        offset: i64,
+        period: Option<i64>,
+        name: &str,
+    ) -> Result<SourceId, SimulationError> {
+        TimeStepping::add_event_source(self, kind, offset, period, name)
+    }
+    fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+        TimeStepping::step(self)
+    }
+    fn last_events(&self) -> &[Event] {
+        TimeStepping::last_events(self)
+    }
+    fn source_name(&self, id: SourceId) -> &str {
+        TimeStepping::source_name(self, id)
+    }
+    fn tick(&self) -> (i64, TimeBase) {
+        TimeStepping::tick(self)
+    }
+    fn time(&self) -> f64 {
+        TimeStepping::time(self)
+    }
+    fn end_tick(&self) -> i64 {
+        TimeStepping::end_tick(self)
+    }
+    fn model(&self) -> &Arc<Model> {
+        TimeStepping::model(self)
+    }
+    fn q(&self, s: SystemId) -> &[f64] {
+        TimeStepping::q(self, s)
+    }
+    fn v(&self, s: SystemId) -> &[f64] {
+        TimeStepping::v(self, s)
+    }
+    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
+        TimeStepping::set_system_input(self, s, g)
+    }
+    fn system_input(&self, s: SystemId) -> &[f64] {
+        TimeStepping::system_input(self, s)
+    }
+    fn as_time_stepping(&self) -> Option<&TimeStepping> {
+        Some(self)
+    }
+}
