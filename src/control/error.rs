@@ -67,3 +67,17 @@ pub enum ControlError {
     #[error(transparent)]
     Simulation(#[from] SimulationError),
 }
+
+impl ControlError {
+    /// The name of the object the error concerns, when it names one.
+    pub fn object(&self) -> Option<&str> {
+        match self {
+            ControlError::Dimension { object, .. }
+            | ControlError::InvalidValue { object, .. }
+            | ControlError::Unsupported { object, .. }
+            | ControlError::LawFailed { object, .. }
+            | ControlError::Clock { object, .. } => Some(object),
+            ControlError::BadReference(_) | ControlError::Simulation(_) => None,
+        }
+    }
+}

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use crate::modelling::{Model, SystemId};
+use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::{
-    Event, EventKind, SimulationError, SourceId, StepOutcome, TimeBase, TimeStepping,
+    Event, EventKind, SimulationError, SourceId, Statistics, StepOutcome, TimeBase, TimeStepping,
 };
 
 /// A plant simulation driven by a control loop: it owns the plant's state,
@@ -43,6 +43,14 @@ pub trait Plant: Send {
     fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError>;
     /// The input g held on a system.
     fn system_input(&self, s: SystemId) -> &[f64];
+    /// Output y of an interaction.
+    fn y(&self, i: InteractionId) -> &[f64];
+    /// Multiplier λ of an interaction (the impulse for impact laws).
+    fn lambda(&self, i: InteractionId) -> &[f64];
+    /// True when the last instant had an output event.
+    fn is_output_instant(&self) -> bool;
+    /// Counters of the run so far.
+    fn statistics(&self) -> Statistics;
     /// The time-stepping simulation, when the plant is one (for records of
     /// interactions and statistics).
     fn as_time_stepping(&self) -> Option<&TimeStepping> {
@@ -92,6 +100,18 @@ impl Plant for TimeStepping {
     }
     fn system_input(&self, s: SystemId) -> &[f64] {
         TimeStepping::system_input(self, s)
+    }
+    fn y(&self, i: InteractionId) -> &[f64] {
+        TimeStepping::y(self, i)
+    }
+    fn lambda(&self, i: InteractionId) -> &[f64] {
+        TimeStepping::lambda(self, i)
+    }
+    fn is_output_instant(&self) -> bool {
+        TimeStepping::is_output_instant(self)
+    }
+    fn statistics(&self) -> Statistics {
+        TimeStepping::statistics(self)
     }
     fn as_time_stepping(&self) -> Option<&TimeStepping> {
         Some(self)

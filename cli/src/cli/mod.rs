@@ -48,6 +48,11 @@ pub enum Command {
     Run(run::RunArgs),
 }
 
+/// The control laws scenarios may name.
+pub fn laws() -> std::sync::Arc<dyn nonsmooth::control::LawCatalog> {
+    std::sync::Arc::new(nonsmooth::control::NoLaws)
+}
+
 /// Parses the command line and runs the subcommand. Argument errors exit
 /// with status 2 (clap's convention, which matches "bad input").
 pub fn main() -> ExitCode {

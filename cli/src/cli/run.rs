@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use nonsmooth::control::{ControlError, ControlLoop};
 use nonsmooth::io::csv_out::{CsvFile, Field};
 use nonsmooth::io::scenario::{BuiltScenario, PlotSpec, Scenario};
-use nonsmooth::simulation::{SimulationError, StepOutcome, TimeStepping};
+use nonsmooth::simulation::{SimulationError, StepOutcome};
 
 /// Exit status: the run finished and every file was written.
 const EXIT_OK: u8 = 0;
@@ -86,14 +87,14 @@ fn quantity(value: &str) -> nonsmooth::io::scenario::Quantity {
     }
 }
 
-fn prepare(args: &RunArgs) -> Result<(BuiltScenario, TimeStepping), Failure> {
+fn prepare(args: &RunArgs) -> Result<(BuiltScenario, ControlLoop), Failure> {
     let bad = |e: nonsmooth::io::scenario::ScenarioError| Failure::BadInput(e.to_string());
     let mut scenario = Scenario::from_file(&args.file).map_err(bad)?;
     for (name, value) in &args.set {
         scenario.set_parameter(name, quantity(value)).map_err(bad)?;
     }
-    let built = scenario.build().map_err(bad)?;
-    let sim = built.simulation().map_err(bad)?;
+    let built = scenario.build_with(crate::cli::laws()).map_err(bad)?;
+    let sim = built.control_loop().map_err(bad)?;
     Ok((built, sim))
 }
 
@@ -201,13 +202,13 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
     loop {
         match sim.step() {
             Ok(StepOutcome::Advanced { t, .. }) => {
-                if sim.is_output_instant() {
-                    built.row(&sim, &mut row);
+                if sim.plant().is_output_instant() {
+                    built.row_of_loop(&sim, &mut row);
                     csv.write_row(&row)
                         .map_err(|e| write_failed(&args.out.join(built.csv_file_name()), e))?;
                 }
                 if let (Some(log), Some(path)) = (events.as_mut(), args.events.as_deref()) {
-                    for ev in sim.last_events() {
+                    for ev in sim.plant().last_events() {
                         log.write_fields(&[
                             Field::Number(t),
                             Field::Text(ev.kind.as_str()),
@@ -223,14 +224,17 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
                 progress.clear();
                 let file = args.file.display();
                 return Err(Failure::Failed(match e {
-                    SimulationError::SolverFailed { .. }
-                    | SimulationError::NewtonFailed { .. }
-                    | SimulationError::NonFinite { .. } => {
+                    ControlError::Simulation(
+                        SimulationError::SolverFailed { .. }
+                        | SimulationError::NewtonFailed { .. }
+                        | SimulationError::NonFinite { .. },
+                    )
+                    | ControlError::LawFailed { .. } => {
                         format!("{file}: simulation failed: {e}")
                     }
                     e => format!(
                         "{file}: simulation failed in step {} from t = {}: {e}",
-                        sim.statistics().steps + 1,
+                        sim.plant().statistics().steps + 1,
                         sim.time()
                     ),
                 }));
@@ -248,7 +252,7 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
         log.finish().map_err(|e| write_failed(path, e))?;
     }
     if !args.quiet {
-        let stats = sim.statistics();
+        let stats = sim.plant().statistics();
         let us = if stats.steps > 0 {
             wall.as_secs_f64() * 1e6 / stats.steps as f64
         } else {

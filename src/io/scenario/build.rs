@@ -9,16 +9,18 @@ use std::sync::Arc;
 
 use nalgebra::{DMatrix, DVector};
 
+use super::control::{self as control_plan, ControlPlan};
 use super::error::{Result, ScenarioError, Source};
 use super::expr::{self, Scope};
-use super::params::parameters;
-use super::record::{self, Column, DEFAULT_COLUMN_LIMIT};
+use super::params::parameters_and_words;
+use super::record::{self, Column, Variable, DEFAULT_COLUMN_LIMIT};
 use super::schema::{
     InteractionEntry, LawTable, Quantity, RelationTable, Repeat, SStr, ScenarioFile, SystemEntry,
 };
 use super::settings::settings;
 use super::values::{is_identifier, Ctx};
-use super::{BuiltScenario, Places, PlotSpec};
+use super::{BuiltScenario, Catalog, Places, PlotSpec};
+use crate::control::{ControlLoop, ControllerId, ObserverId, SensorId};
 use crate::modelling::{
     DynamicalSystem, FirstOrderLinear, FirstOrderLinearTi, LagrangianLinearTi, LagrangianLinearTiR,
     ModelBuilder, ModelError, NonsmoothLaw, Relation, SystemId,
@@ -355,8 +357,9 @@ pub(super) fn build(
     src: &Source,
     file: &ScenarioFile,
     overrides: &BTreeMap<String, Quantity>,
+    catalog: Catalog,
 ) -> Result<BuiltScenario> {
-    let params = parameters(src, file, overrides)?;
+    let (params, words) = parameters_and_words(src, file, overrides)?;
     let mut ctx = Ctx {
         src,
         scope: Scope::constant(&params),
@@ -412,7 +415,18 @@ pub(super) fn build(
             interaction(ctx, &mut builder, &ids, e, span.clone())?;
         }
     }
-    let model = builder.build();
+    let model = Arc::new(builder.build());
+    let control = control_plan::plan(ctx, file, &model, &words)?;
+    let control_vars = if control.is_empty() {
+        Vec::new()
+    } else {
+        // A first loop checks the laws against their loop and tells the
+        // sizes of their signals.
+        let probe =
+            control_plan::instantiate(&control, &model, &settings, catalog.0.as_ref(), &places)?;
+        control_variables(&probe, &control)
+    };
+    let model_ref: &crate::modelling::Model = &model;
 
     let mut columns: Vec<Column> = Vec::new();
     match file
@@ -423,12 +437,19 @@ pub(super) fn build(
         Some(list) => {
             for s in list.get_ref() {
                 let selector = ctx.render(s, "a record entry")?;
-                record::select(&model, &selector, "record", &ctx.at(s.span()), &mut columns)?;
+                record::select(
+                    model_ref,
+                    &control_vars,
+                    &selector,
+                    "record",
+                    &ctx.at(s.span()),
+                    &mut columns,
+                )?;
             }
             record::dedup(&mut columns);
         }
         None => {
-            columns = record::everything(&model);
+            columns = record::everything(model_ref, &control_vars);
             if columns.len() > DEFAULT_COLUMN_LIMIT {
                 let at = match &file.output {
                     Some(o) => ctx.at(o.span()),
@@ -458,7 +479,14 @@ pub(super) fn build(
             }
             let at = ctx.at(s.span());
             let mut sel = Vec::new();
-            record::select(&model, &text, "plot column", &at, &mut sel)?;
+            record::select(
+                model_ref,
+                &control_vars,
+                &text,
+                "plot column",
+                &at,
+                &mut sel,
+            )?;
             for c in sel {
                 if !recorded(&c.name) {
                     return Err(ScenarioError::Invalid {
@@ -513,10 +541,46 @@ pub(super) fn build(
         name: file.name.get_ref().clone(),
         description: file.description.clone(),
         parameters: params,
-        model: Arc::new(model),
+        words,
+        model,
         settings,
+        control,
+        catalog,
         columns,
         plots,
         places,
     })
+}
+
+/// The recordable variables of the control objects of a built loop.
+fn control_variables(cl: &ControlLoop, plan: &ControlPlan) -> record::ControlVariables {
+    let mut out = Vec::new();
+    for (k, name) in plan.sensor_names().enumerate() {
+        let p = cl.sensor_output(SensorId(k)).len();
+        out.push((
+            name.to_string(),
+            vec![("y", Variable::SensorY(SensorId(k)), p)],
+        ));
+    }
+    for (k, name) in plan.observer_names().enumerate() {
+        let n = cl.observer_estimate(ObserverId(k)).len();
+        out.push((
+            name.to_string(),
+            vec![("xhat", Variable::ObserverXhat(ObserverId(k)), n)],
+        ));
+    }
+    for (k, name) in plan.controller_names().enumerate() {
+        let id = ControllerId(k);
+        let mut vars = vec![(
+            "u",
+            Variable::ControllerU(id),
+            cl.controller_input(id).len(),
+        )];
+        for &sig in cl.controller_signal_names(id) {
+            let len = cl.controller_signal(id, sig).map_or(0, |v| v.len());
+            vars.push((sig, Variable::ControllerSignal(id, sig), len));
+        }
+        out.push((name.to_string(), vars));
+    }
+    out
 }

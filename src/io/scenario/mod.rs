@@ -27,6 +27,7 @@
 //! ```
 
 mod build;
+mod control;
 pub mod error;
 pub mod expr;
 mod params;
@@ -39,12 +40,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use control::ControlPlan;
 pub use error::{Place, Result, ScenarioError};
 pub use record::{Column, Variable, DEFAULT_COLUMN_LIMIT};
 pub use schema::Quantity;
 
 use self::error::Source;
 use self::schema::ScenarioFile;
+use crate::control::{ControlLoop, LawCatalog, NoLaws};
 use crate::modelling::Model;
 use crate::simulation::{TimeStepping, TimeSteppingSettings};
 
@@ -164,9 +167,16 @@ impl Scenario {
 
     /// Evaluates everything and builds the model, the settings, the recorded
     /// columns and the plots. Errors name the line of the offending value
-    /// or entry.
+    /// or entry. Scenarios with controllers or observers need a catalog of
+    /// laws: see [`Scenario::build_with`].
     pub fn build(&self) -> Result<BuiltScenario> {
-        build::build(&self.source, &self.file, &self.overrides)
+        self.build_with(Arc::new(NoLaws))
+    }
+
+    /// As [`Scenario::build`], creating the control laws named in the file
+    /// from `catalog` (e.g. `nonsmooth_controllers::Catalog`).
+    pub fn build_with(&self, catalog: Arc<dyn LawCatalog>) -> Result<BuiltScenario> {
+        build::build(&self.source, &self.file, &self.overrides, Catalog(catalog))
     }
 
     /// The text of the file.
@@ -184,6 +194,19 @@ struct Places {
     systems: HashMap<String, Place>,
 }
 
+/// The laws a built scenario creates its controllers from.
+#[derive(Clone)]
+pub struct Catalog(pub Arc<dyn LawCatalog>);
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("controllers", &self.0.controller_laws())
+            .field("observers", &self.0.observer_laws())
+            .finish()
+    }
+}
+
 /// A built scenario: what a run needs.
 #[derive(Debug, Clone)]
 pub struct BuiltScenario {
@@ -193,6 +216,8 @@ pub struct BuiltScenario {
     pub description: Option<String>,
     /// The parameter values used.
     pub parameters: BTreeMap<String, f64>,
+    /// The word parameters (e.g. a law name) used.
+    pub words: BTreeMap<String, String>,
     /// The model.
     pub model: Arc<Model>,
     /// The simulation settings.
@@ -201,6 +226,9 @@ pub struct BuiltScenario {
     pub columns: Vec<Column>,
     /// The plots.
     pub plots: Vec<PlotSpec>,
+    /// Sensors, observers and controllers.
+    pub control: ControlPlan,
+    catalog: Catalog,
     places: Places,
 }
 
@@ -217,10 +245,40 @@ impl BuiltScenario {
         format!("{}.csv", self.name)
     }
 
-    /// Sets up the simulation; its errors are located in the file.
+    /// Sets up the simulation of the plant alone; its errors are located in
+    /// the file. A scenario with sensors, observers or controllers is run
+    /// with [`BuiltScenario::control_loop`] instead (this refuses it).
     pub fn simulation(&self) -> Result<TimeStepping> {
+        if !self.control.is_empty() {
+            return Err(ScenarioError::Invalid {
+                at: self.places.simulation.clone(),
+                reason: "the scenario has control objects: run it as a control loop".into(),
+            });
+        }
         TimeStepping::new(Arc::clone(&self.model), self.settings.clone())
             .map_err(|e| self.places.simulation_error(e))
+    }
+
+    /// Sets up the closed loop: the plant's simulation with fresh instances
+    /// of the sensors, observers and controllers (a scenario without them
+    /// gives a loop that only integrates the plant).
+    pub fn control_loop(&self) -> Result<ControlLoop> {
+        control::instantiate(
+            &self.control,
+            &self.model,
+            &self.settings,
+            self.catalog.0.as_ref(),
+            &self.places,
+        )
+    }
+
+    /// Writes the current row of a control loop built by
+    /// [`BuiltScenario::control_loop`] into `out` (length `header().len()`).
+    pub fn row_of_loop(&self, cl: &ControlLoop, out: &mut [f64]) {
+        out[0] = cl.time();
+        for (o, c) in out[1..].iter_mut().zip(&self.columns) {
+            *o = c.value_in_loop(cl);
+        }
     }
 
     /// Writes the current row (t, then the columns) of a simulation of this

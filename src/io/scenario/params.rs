@@ -21,6 +21,30 @@ pub(super) fn parameters(
     file: &ScenarioFile,
     overrides: &BTreeMap<String, Quantity>,
 ) -> Result<BTreeMap<String, f64>> {
+    Ok(parameters_and_words(src, file, overrides)?.0)
+}
+
+/// True when a parameter's value is a word (such as a law name): a string
+/// that is a plain name and not the name of a parameter, `t`, `pi` or a
+/// function.
+fn is_word(q: &Quantity, names: &[&str]) -> bool {
+    match q {
+        Quantity::Expression(text) => {
+            let text = text.trim();
+            is_identifier(text) && !expr::is_reserved(text) && !names.contains(&text)
+        }
+        Quantity::Number(_) => false,
+    }
+}
+
+/// The numeric parameters, resolved, and the word parameters (e.g.
+/// `law = "smc_implicit"`), which other values name where a word is
+/// expected.
+pub(super) fn parameters_and_words(
+    src: &Source,
+    file: &ScenarioFile,
+    overrides: &BTreeMap<String, Quantity>,
+) -> Result<(BTreeMap<String, f64>, BTreeMap<String, String>)> {
     let mut defs: BTreeMap<&str, ParamDef<'_>> = BTreeMap::new();
     if let Some(p) = &file.parameters {
         for (name, q) in p.get_ref() {
@@ -48,13 +72,22 @@ pub(super) fn parameters(
             defs.insert(name, def);
         }
     }
-    let mut done = BTreeMap::new();
     let names: Vec<&str> = defs.keys().copied().collect();
-    for name in &names {
-        let mut stack = Vec::new();
-        resolve(name, &defs, &mut done, &mut stack)?;
+    let mut words = BTreeMap::new();
+    for (name, def) in &defs {
+        if is_word(def.quantity, &names) {
+            if let Quantity::Expression(text) = def.quantity {
+                words.insert(name.to_string(), text.trim().to_string());
+            }
+        }
     }
-    Ok(done)
+    defs.retain(|name, _| !words.contains_key(*name));
+    let mut done = BTreeMap::new();
+    for name in defs.keys().copied().collect::<Vec<_>>() {
+        let mut stack = Vec::new();
+        resolve(name, &defs, &mut done, &mut stack, &words)?;
+    }
+    Ok((done, words))
 }
 
 fn resolve<'a>(
@@ -62,6 +95,7 @@ fn resolve<'a>(
     defs: &BTreeMap<&'a str, ParamDef<'a>>,
     done: &mut BTreeMap<String, f64>,
     stack: &mut Vec<&'a str>,
+    words: &BTreeMap<String, String>,
 ) -> Result<f64> {
     if let Some(&v) = done.get(name) {
         return Ok(v);
@@ -118,10 +152,17 @@ fn resolve<'a>(
         if var == "t" {
             return Err(located(Fault::TimeNotAllowed, done));
         }
+        if let Some(word) = words.get(var.as_str()) {
+            return Err(ScenarioError::Expression {
+                at: def.place.clone(),
+                expression: text.to_string(),
+                reason: format!("parameter `{var}` is the word `{word}`, not a number"),
+            });
+        }
         let Some((&dep, _)) = defs.get_key_value(var.as_str()) else {
             return Err(located(Fault::UnknownName(var.clone()), done));
         };
-        resolve(dep, defs, done, stack)?;
+        resolve(dep, defs, done, stack, words)?;
     }
     stack.pop();
     let v = Scope::constant(done)

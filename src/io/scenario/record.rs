@@ -2,12 +2,15 @@
 //!
 //! A selector is `<object>.<variable>` (every index), `<object>.<variable>[i]`
 //! or `<object>.*` (every variable). Variables: `q`, `v` for Lagrangian
-//! systems, `x` for first-order systems, `y`, `lambda` for interactions.
+//! systems, `x` for first-order systems, `y`, `lambda` for interactions,
+//! `y` for sensors, `xhat` for observers, `u` and the law's signals (`u_eq`,
+//! `u_s`, `sigma`, …) for controllers.
 //! Columns are named `<object>.<variable>[<index>]`, after the time column `t`.
 
 use std::collections::HashSet;
 
 use super::error::{Place, Result, ScenarioError};
+use crate::control::{ControlLoop, ControllerId, ObserverId, SensorId};
 use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::TimeStepping;
 
@@ -27,7 +30,19 @@ pub enum Variable {
     Y(InteractionId),
     /// Multiplier λ (impulse for impact laws) of an interaction.
     Lambda(InteractionId),
+    /// The latest measurement a sensor delivered.
+    SensorY(SensorId),
+    /// An observer's estimate.
+    ObserverXhat(ObserverId),
+    /// The input a controller's actuator applies.
+    ControllerU(ControllerId),
+    /// A signal of a controller's law.
+    ControllerSignal(ControllerId, &'static str),
 }
+
+/// The recordable variables of the control objects: (object, [(variable,
+/// what it reads, size)]).
+pub type ControlVariables = Vec<(String, Vec<(&'static str, Variable, usize)>)>;
 
 /// One recorded column (the time column `t` is implicit and comes first).
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +56,8 @@ pub struct Column {
 }
 
 impl Column {
-    /// The current value in a simulation of the model the column was made for.
+    /// The current value in a simulation of the model the column was made
+    /// for. Columns of control objects need [`Column::value_in_loop`].
     pub fn value(&self, sim: &TimeStepping) -> f64 {
         let slice = match self.variable {
             Variable::Q(s) => sim.q(s),
@@ -49,13 +65,42 @@ impl Column {
             Variable::X(s) => sim.x(s),
             Variable::Y(i) => sim.y(i),
             Variable::Lambda(i) => sim.lambda(i),
+            _ => panic!(
+                "column {} reads a control object: record it from the control loop",
+                self.name
+            ),
         };
         slice[self.index]
+    }
+
+    /// The current value in a control loop built for the scenario.
+    pub fn value_in_loop(&self, cl: &ControlLoop) -> f64 {
+        let p = cl.plant();
+        let slice = match self.variable {
+            Variable::Q(s) | Variable::X(s) => p.q(s),
+            Variable::V(s) => p.v(s),
+            Variable::Y(i) => p.y(i),
+            Variable::Lambda(i) => p.lambda(i),
+            Variable::SensorY(s) => cl.sensor_output(s),
+            Variable::ObserverXhat(o) => cl.observer_estimate(o),
+            Variable::ControllerU(c) => cl.controller_input(c),
+            Variable::ControllerSignal(c, name) => {
+                cl.controller_signal(c, name).unwrap_or_default()
+            }
+        };
+        slice.get(self.index).copied().unwrap_or(f64::NAN)
     }
 }
 
 /// The variables of an object: (name, variable, size).
-fn variables(model: &Model, object: &str) -> Option<Vec<(&'static str, Variable, usize)>> {
+fn variables(
+    model: &Model,
+    control: &ControlVariables,
+    object: &str,
+) -> Option<Vec<(&'static str, Variable, usize)>> {
+    if let Some((_, vars)) = control.iter().find(|(n, _)| n == object) {
+        return Some(vars.clone());
+    }
     if let Some(s) = model.system_id(object) {
         let ds = &model.system(s).ds;
         let n = ds.dim();
@@ -93,15 +138,16 @@ fn push_all(
 }
 
 /// Every variable of every system, then of every interaction.
-pub(crate) fn everything(model: &Model) -> Vec<Column> {
+pub(crate) fn everything(model: &Model, control: &ControlVariables) -> Vec<Column> {
     let mut out = Vec::new();
     let names = model
         .systems()
         .iter()
         .map(|s| s.name.as_str())
-        .chain(model.interactions().iter().map(|i| i.name.as_str()));
+        .chain(model.interactions().iter().map(|i| i.name.as_str()))
+        .chain(control.iter().map(|(n, _)| n.as_str()));
     for name in names {
-        for v in variables(model, name).unwrap_or_default() {
+        for v in variables(model, control, name).unwrap_or_default() {
             push_all(&mut out, name, v, None);
         }
     }
@@ -112,6 +158,7 @@ pub(crate) fn everything(model: &Model) -> Vec<Column> {
 /// `label` names the selector's role in messages (`record`, `plot column`).
 pub(crate) fn select(
     model: &Model,
+    control: &ControlVariables,
     selector: &str,
     label: &str,
     at: &Place,
@@ -124,8 +171,11 @@ pub(crate) fn select(
     let (object, rest) = selector.split_once('.').ok_or_else(|| {
         bad("expected `<object>.<variable>`, `<object>.<variable>[i]` or `<object>.*`".into())
     })?;
-    let vars = variables(model, object)
-        .ok_or_else(|| bad(format!("no system or interaction is named `{object}`")))?;
+    let vars = variables(model, control, object).ok_or_else(|| {
+        bad(format!(
+            "no system, interaction, sensor, observer or controller is named `{object}`"
+        ))
+    })?;
     if rest == "*" {
         for v in vars {
             push_all(out, object, v, None);

@@ -90,6 +90,15 @@ pub struct ScenarioFile {
     /// Interactions.
     #[serde(default)]
     pub interactions: Vec<Spanned<InteractionEntry>>,
+    /// Sensors.
+    #[serde(default)]
+    pub sensors: Vec<Spanned<SensorEntry>>,
+    /// Observers.
+    #[serde(default)]
+    pub observers: Vec<Spanned<ObserverEntry>>,
+    /// Controllers, each with its actuator.
+    #[serde(default)]
+    pub controllers: Vec<Spanned<ControllerEntry>>,
     /// What is recorded.
     pub output: Option<Spanned<OutputTable>>,
     /// Plots of recorded columns.
@@ -243,4 +252,74 @@ pub struct PlotEntry {
     pub y: Spanned<Vec<SStr>>,
     /// Output file, relative to the output directory.
     pub output: SStr,
+}
+
+/// Law parameters: numbers, expressions, words, vectors and matrices.
+pub type LawParamTable = Spanned<BTreeMap<String, Spanned<toml::Value>>>;
+
+/// One `[[sensors]]` entry: y = C x, x the state of `system` ((q, v) for
+/// Lagrangian systems).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SensorEntry {
+    /// Name.
+    pub name: SStr,
+    /// The measured system.
+    pub system: SStr,
+    /// C.
+    #[serde(rename = "C")]
+    pub c: SMat,
+    /// Sampling period.
+    pub period: SQ,
+    /// First instant after t0.
+    pub offset: Option<SQ>,
+    /// Measurement delay.
+    pub delay: Option<SQ>,
+}
+
+/// One `[[observers]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ObserverEntry {
+    /// Name.
+    pub name: SStr,
+    /// The observer law.
+    pub law: SStr,
+    /// The sensor it reads.
+    pub sensor: SStr,
+    /// Its period.
+    pub period: SQ,
+    /// First instant after t0.
+    pub offset: Option<SQ>,
+    /// Initial estimate.
+    pub x0: Option<SVec>,
+    /// Parameters of the law.
+    pub params: Option<LawParamTable>,
+}
+
+/// One `[[controllers]]` entry: a law and its actuator.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerEntry {
+    /// Name.
+    pub name: SStr,
+    /// The control law.
+    pub law: SStr,
+    /// The sensor or observer it reads (none for open-loop laws).
+    pub input: Option<SStr>,
+    /// The actuated system.
+    pub system: SStr,
+    /// The input matrix B (n × m).
+    #[serde(rename = "B")]
+    pub b: SMat,
+    /// Control period.
+    pub period: SQ,
+    /// First instant after t0.
+    pub offset: Option<SQ>,
+    /// Actuation delay.
+    pub delay: Option<SQ>,
+    /// Input held before the first application.
+    pub u0: Option<SVec>,
+    /// Parameters of the law.
+    pub params: Option<LawParamTable>,
 }

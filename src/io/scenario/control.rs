@@ -1,0 +1,421 @@
+//! The `[[sensors]]`, `[[observers]]` and `[[controllers]]` of a scenario:
+//! evaluated into a [`ControlPlan`] when the scenario is built, and turned
+//! into a [`ControlLoop`] with laws from a [`LawCatalog`] for each run.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use nalgebra::DMatrix;
+
+use super::error::{Place, Result, ScenarioError};
+use super::expr;
+use super::schema::{LawParamTable, SStr, ScenarioFile, SQ};
+use super::values::{is_identifier, Ctx};
+use super::Places;
+use crate::control::{
+    ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, InputMap, LawCatalog, LawParams,
+    LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
+};
+use crate::modelling::{Model, SystemId};
+use crate::simulation::TimeSteppingSettings;
+
+#[derive(Debug, Clone)]
+struct SensorPlan {
+    name: String,
+    system: SystemId,
+    c: DMatrix<f64>,
+    timing: Timing,
+    at: Place,
+}
+
+#[derive(Debug, Clone)]
+struct ObserverPlan {
+    name: String,
+    law: String,
+    sensor: usize,
+    timing: Timing,
+    x0: Option<Vec<f64>>,
+    params: Vec<(String, LawValue)>,
+    at: Place,
+}
+
+#[derive(Debug, Clone)]
+struct ControllerPlan {
+    name: String,
+    law: String,
+    input: Measurement,
+    system: SystemId,
+    b: DMatrix<f64>,
+    timing: Timing,
+    u0: Option<Vec<f64>>,
+    params: Vec<(String, LawValue)>,
+    at: Place,
+}
+
+/// The control objects of a scenario, evaluated (numbers, matrices, law
+/// parameters) but without law instances: each run creates fresh ones.
+#[derive(Debug, Clone, Default)]
+pub struct ControlPlan {
+    sensors: Vec<SensorPlan>,
+    observers: Vec<ObserverPlan>,
+    controllers: Vec<ControllerPlan>,
+}
+
+impl ControlPlan {
+    /// True when the scenario has no sensor, observer or controller.
+    pub fn is_empty(&self) -> bool {
+        self.sensors.is_empty() && self.observers.is_empty() && self.controllers.is_empty()
+    }
+
+    /// Sensor names, in file order (their [`SensorId`]s).
+    pub fn sensor_names(&self) -> impl Iterator<Item = &str> {
+        self.sensors.iter().map(|s| s.name.as_str())
+    }
+
+    /// Observer names, in file order.
+    pub fn observer_names(&self) -> impl Iterator<Item = &str> {
+        self.observers.iter().map(|s| s.name.as_str())
+    }
+
+    /// Controller names, in file order.
+    pub fn controller_names(&self) -> impl Iterator<Item = &str> {
+        self.controllers.iter().map(|s| s.name.as_str())
+    }
+
+    /// Periods, offsets and delays of every object, for the time base.
+    pub fn times(&self) -> Vec<(&'static str, f64)> {
+        let timings = self
+            .sensors
+            .iter()
+            .map(|s| s.timing)
+            .chain(self.observers.iter().map(|o| o.timing))
+            .chain(self.controllers.iter().map(|c| c.timing));
+        timings
+            .flat_map(|t| {
+                [
+                    ("period", t.period),
+                    ("offset", t.offset),
+                    ("delay", t.delay),
+                ]
+            })
+            .collect()
+    }
+}
+
+fn timing(ctx: Ctx<'_>, period: &SQ, offset: &Option<SQ>, delay: &Option<SQ>) -> Result<Timing> {
+    let mut t = Timing::periodic(ctx.number(period, "period")?);
+    if let Some(o) = offset {
+        t.offset = ctx.number(o, "offset")?;
+    }
+    if let Some(d) = delay {
+        t.delay = ctx.number(d, "delay")?;
+    }
+    Ok(t)
+}
+
+fn invalid(at: Place, reason: String) -> ScenarioError {
+    ScenarioError::Invalid { at, reason }
+}
+
+fn system_ref(ctx: Ctx<'_>, model: &Model, s: &SStr) -> Result<SystemId> {
+    model.system_id(s.get_ref()).ok_or_else(|| {
+        let known: Vec<&str> = model.systems().iter().map(|s| s.name.as_str()).collect();
+        invalid(
+            ctx.at(s.span()),
+            format!(
+                "no system is named `{}` (systems: {})",
+                s.get_ref(),
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+/// A word slot (a law name): a word parameter's value, or the text itself.
+fn word(s: &SStr, words: &BTreeMap<String, String>) -> String {
+    let text = s.get_ref().trim();
+    words.get(text).cloned().unwrap_or_else(|| text.to_string())
+}
+
+/// One number of a law parameter: a TOML number, or an expression string.
+fn law_number(ctx: Ctx<'_>, v: &toml::Value, at: &Place, what: &str) -> Result<f64> {
+    let x = match v {
+        toml::Value::Integer(i) => *i as f64,
+        toml::Value::Float(x) => *x,
+        toml::Value::Boolean(b) => f64::from(u8::from(*b)),
+        toml::Value::String(text) => ctx
+            .scope
+            .constant_value(text)
+            .map_err(|f| ctx.fault(at.clone(), text, what, f))?,
+        other => {
+            return Err(invalid(
+                at.clone(),
+                format!(
+                    "{what}: expected a number or an expression, got {}",
+                    other.type_str()
+                ),
+            ))
+        }
+    };
+    if !x.is_finite() {
+        return Err(ScenarioError::NonFinite {
+            at: at.clone(),
+            what: what.to_string(),
+            value: x,
+        });
+    }
+    Ok(x)
+}
+
+fn law_params(
+    ctx: Ctx<'_>,
+    table: &Option<LawParamTable>,
+    words: &BTreeMap<String, String>,
+) -> Result<Vec<(String, LawValue)>> {
+    let Some(table) = table else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (key, value) in table.get_ref() {
+        let at = ctx.at(value.span());
+        let v = match value.get_ref() {
+            toml::Value::String(text) => {
+                let t = text.trim();
+                if let Some(w) = words.get(t) {
+                    LawValue::Text(w.clone())
+                } else if is_identifier(t)
+                    && !expr::is_reserved(t)
+                    && !ctx.scope.params.contains_key(t)
+                {
+                    LawValue::Text(t.to_string())
+                } else {
+                    LawValue::Scalar(law_number(ctx, value.get_ref(), &at, key)?)
+                }
+            }
+            toml::Value::Array(items)
+                if items.iter().all(|i| i.is_array()) && !items.is_empty() =>
+            {
+                let rows: Vec<&Vec<toml::Value>> =
+                    items.iter().filter_map(|i| i.as_array()).collect();
+                let cols = rows[0].len();
+                if cols == 0 || rows.iter().any(|r| r.len() != cols) {
+                    return Err(invalid(
+                        at,
+                        format!("`{key}`: a matrix is a list of non-empty rows of equal length"),
+                    ));
+                }
+                let mut data = Vec::with_capacity(rows.len() * cols);
+                for (i, r) in rows.iter().enumerate() {
+                    for (j, x) in r.iter().enumerate() {
+                        data.push(law_number(ctx, x, &at, &format!("{key}[{i}][{j}]"))?);
+                    }
+                }
+                LawValue::Matrix(DMatrix::from_row_slice(rows.len(), cols, &data))
+            }
+            toml::Value::Array(items) => {
+                let mut data = Vec::with_capacity(items.len());
+                for (i, x) in items.iter().enumerate() {
+                    data.push(law_number(ctx, x, &at, &format!("{key}[{i}]"))?);
+                }
+                LawValue::Vector(data)
+            }
+            other => LawValue::Scalar(law_number(ctx, other, &at, key)?),
+        };
+        out.push((key.clone(), v));
+    }
+    Ok(out)
+}
+
+/// Evaluates the control sections of the file.
+pub(super) fn plan(
+    ctx: Ctx<'_>,
+    file: &ScenarioFile,
+    model: &Model,
+    words: &BTreeMap<String, String>,
+) -> Result<ControlPlan> {
+    let mut plan = ControlPlan::default();
+    for entry in &file.sensors {
+        let e = entry.get_ref();
+        let system = system_ref(ctx, model, &e.system)?;
+        plan.sensors.push(SensorPlan {
+            name: e.name.get_ref().clone(),
+            system,
+            c: ctx.matrix(&e.c, "C")?,
+            timing: timing(ctx, &e.period, &e.offset, &e.delay)?,
+            at: ctx.at(entry.span()),
+        });
+    }
+    for entry in &file.observers {
+        let e = entry.get_ref();
+        let sensor = plan
+            .sensors
+            .iter()
+            .position(|s| s.name == *e.sensor.get_ref())
+            .ok_or_else(|| {
+                invalid(
+                    ctx.at(e.sensor.span()),
+                    format!("no sensor is named `{}`", e.sensor.get_ref()),
+                )
+            })?;
+        let x0 = match &e.x0 {
+            Some(v) => Some(ctx.vector(v, "x0")?.as_slice().to_vec()),
+            None => None,
+        };
+        plan.observers.push(ObserverPlan {
+            name: e.name.get_ref().clone(),
+            law: word(&e.law, words),
+            sensor,
+            timing: timing(ctx, &e.period, &e.offset, &None)?,
+            x0,
+            params: law_params(ctx, &e.params, words)?,
+            at: ctx.at(entry.span()),
+        });
+    }
+    for entry in &file.controllers {
+        let e = entry.get_ref();
+        let input = match &e.input {
+            None => Measurement::None,
+            Some(name) => {
+                let n = name.get_ref();
+                if let Some(k) = plan.sensors.iter().position(|s| s.name == *n) {
+                    Measurement::Sensor(SensorId(k))
+                } else if let Some(k) = plan.observers.iter().position(|o| o.name == *n) {
+                    Measurement::Observer(ObserverId(k))
+                } else {
+                    return Err(invalid(
+                        ctx.at(name.span()),
+                        format!("no sensor or observer is named `{n}`"),
+                    ));
+                }
+            }
+        };
+        let u0 = match &e.u0 {
+            Some(v) => Some(ctx.vector(v, "u0")?.as_slice().to_vec()),
+            None => None,
+        };
+        plan.controllers.push(ControllerPlan {
+            name: e.name.get_ref().clone(),
+            law: word(&e.law, words),
+            input,
+            system: system_ref(ctx, model, &e.system)?,
+            b: ctx.matrix(&e.b, "B")?,
+            timing: timing(ctx, &e.period, &e.offset, &e.delay)?,
+            u0,
+            params: law_params(ctx, &e.params, words)?,
+            at: ctx.at(entry.span()),
+        });
+    }
+    Ok(plan)
+}
+
+fn located(at: &Place, e: ControlError, places: &Places) -> ScenarioError {
+    match e {
+        ControlError::Simulation(e @ crate::simulation::SimulationError::OffGrid { .. }) => {
+            invalid(at.clone(), e.to_string())
+        }
+        ControlError::Simulation(e) => places.simulation_error(e),
+        e => invalid(at.clone(), e.to_string()),
+    }
+}
+
+fn check_law(at: &Place, kind: &str, law: &str, known: &[&str]) -> Result<()> {
+    if known.contains(&law) {
+        return Ok(());
+    }
+    Err(invalid(
+        at.clone(),
+        if known.is_empty() {
+            format!("{kind} law `{law}`: this build has no control laws (they come from the nonsmooth-controllers crate)")
+        } else {
+            format!("unknown {kind} law `{law}` (known: {})", known.join(", "))
+        },
+    ))
+}
+
+fn unused(at: &Place, p: &LawParams) -> Result<()> {
+    let keys = p.unused();
+    if keys.is_empty() {
+        return Ok(());
+    }
+    Err(invalid(
+        at.clone(),
+        format!(
+            "{}: the law does not use {} (see docs/control.md)",
+            p.object(),
+            keys.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    ))
+}
+
+/// Builds a fresh loop (new law instances) on a time-stepping simulation.
+pub(super) fn instantiate(
+    plan: &ControlPlan,
+    model: &Arc<Model>,
+    settings: &TimeSteppingSettings,
+    catalog: &dyn LawCatalog,
+    places: &Places,
+) -> Result<ControlLoop> {
+    let mut lb = ControlLoopBuilder::new(Arc::clone(model));
+    for s in &plan.sensors {
+        lb.add_sensor(
+            &s.name,
+            SensorSpec {
+                system: s.system,
+                c: s.c.clone(),
+                timing: s.timing,
+            },
+        )
+        .map_err(|e| located(&s.at, e, places))?;
+    }
+    let observer_laws = catalog.observer_laws();
+    for o in &plan.observers {
+        check_law(&o.at, "observer", &o.law, &observer_laws)?;
+        let params = LawParams::new(&o.name, o.params.clone());
+        let law = catalog
+            .observer(&o.law, &params)
+            .map_err(|e| located(&o.at, e, places))?;
+        unused(&o.at, &params)?;
+        lb.add_observer(&o.name, SensorId(o.sensor), law, o.timing, o.x0.clone())
+            .map_err(|e| located(&o.at, e, places))?;
+    }
+    let controller_laws = catalog.controller_laws();
+    for c in &plan.controllers {
+        check_law(&c.at, "controller", &c.law, &controller_laws)?;
+        let params = LawParams::new(&c.name, c.params.clone());
+        let law = catalog
+            .controller(&c.law, &params)
+            .map_err(|e| located(&c.at, e, places))?;
+        unused(&c.at, &params)?;
+        lb.add_controller(
+            &c.name,
+            c.input,
+            law,
+            ActuatorSpec {
+                system: c.system,
+                input: InputMap::Matrix(c.b.clone()),
+                timing: c.timing,
+                u0: c.u0.clone(),
+            },
+        )
+        .map_err(|e| located(&c.at, e, places))?;
+    }
+    // Errors of the loop as a whole (initialisation of laws, the clock) are
+    // located at the object they name, or at [simulation].
+    lb.build_time_stepping(settings.clone()).map_err(|e| {
+        let name = e
+            .object()
+            .map(|o| o.split('.').next().unwrap_or(o).to_string());
+        let at = name
+            .and_then(|n| {
+                let s = plan.sensors.iter().find(|s| s.name == n).map(|s| &s.at);
+                let o = plan.observers.iter().find(|o| o.name == n).map(|o| &o.at);
+                let c = plan.controllers.iter().find(|c| c.name == n).map(|c| &c.at);
+                s.or(o).or(c).cloned()
+            })
+            .unwrap_or_else(|| places.simulation.clone());
+        located(&at, e, places)
+    })
+}
