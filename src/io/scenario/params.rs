@@ -72,12 +72,32 @@ pub(super) fn parameters_and_words(
             defs.insert(name, def);
         }
     }
+    // A parameter is a word when the file gives it a word; an override of
+    // it is then a word too (taken literally, even if it names a parameter).
     let names: Vec<&str> = defs.keys().copied().collect();
     let mut words = BTreeMap::new();
-    for (name, def) in &defs {
-        if is_word(def.quantity, &names) {
-            if let Quantity::Expression(text) = def.quantity {
-                words.insert(name.to_string(), text.trim().to_string());
+    if let Some(p) = &file.parameters {
+        for (name, q) in p.get_ref() {
+            if !is_word(q.get_ref(), &names) {
+                continue;
+            }
+            let def = &defs[name.as_str()];
+            match def.quantity {
+                Quantity::Expression(text) if is_identifier(text.trim()) => {
+                    words.insert(name.to_string(), text.trim().to_string());
+                }
+                other => {
+                    return Err(ScenarioError::Invalid {
+                        at: def.place.clone(),
+                        reason: format!(
+                            "parameter `{name}` is a word (e.g. a law name), not {}",
+                            match other {
+                                Quantity::Number(x) => format!("the number {x}"),
+                                Quantity::Expression(e) => format!("the expression `{e}`"),
+                            }
+                        ),
+                    })
+                }
             }
         }
     }

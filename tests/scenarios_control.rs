@@ -1,0 +1,240 @@
+//! Control sections of scenario files: sensors, observers and controllers
+//! built from a catalog of laws, their records, word parameters, and
+//! located errors.
+
+use std::sync::Arc;
+
+use nonsmooth::control::*;
+use nonsmooth::io::scenario::{Scenario, ScenarioError};
+use nonsmooth::simulation::StepOutcome;
+
+/// u = −k·y (k a matrix), or u = −k·y with k from a word `sign`.
+struct Gain {
+    k: nalgebra::DMatrix<f64>,
+    negative: bool,
+    last: Vec<f64>,
+}
+
+impl Controller for Gain {
+    fn law(&self) -> &'static str {
+        "gain"
+    }
+    fn initialize(&mut self, s: &ControllerSetup) -> Result<(), ControlError> {
+        if self.k.nrows() != s.input_dim || self.k.ncols() != s.measurement_dim {
+            return Err(ControlError::Dimension {
+                object: s.name.clone(),
+                what: "k",
+                got: format!("{}×{}", self.k.nrows(), self.k.ncols()),
+                expected: format!("{}×{}", s.input_dim, s.measurement_dim),
+            });
+        }
+        self.last = vec![0.0; s.measurement_dim];
+        Ok(())
+    }
+    fn compute(&mut self, _t: f64, y: &[f64], u: &mut [f64]) -> Result<(), ControlError> {
+        let sign = if self.negative { -1.0 } else { 1.0 };
+        for (i, ui) in u.iter_mut().enumerate() {
+            *ui = sign * (0..y.len()).map(|j| self.k[(i, j)] * y[j]).sum::<f64>();
+        }
+        self.last.copy_from_slice(y);
+        Ok(())
+    }
+    fn signal_names(&self) -> &[&'static str] {
+        &["seen"]
+    }
+    fn signal(&self, name: &str) -> Option<&[f64]> {
+        (name == "seen").then_some(self.last.as_slice())
+    }
+}
+
+/// x̂ = the measurement itself (C = I).
+struct Copy {
+    x: Vec<f64>,
+}
+
+impl Observer for Copy {
+    fn law(&self) -> &'static str {
+        "copy"
+    }
+    fn initialize(&mut self, s: &ObserverSetup) -> Result<(), ControlError> {
+        self.x = s.x0.clone();
+        Ok(())
+    }
+    fn update(&mut self, _t: f64, y: &[f64], _g: &[f64]) -> Result<(), ControlError> {
+        self.x.copy_from_slice(y);
+        Ok(())
+    }
+    fn estimate(&self) -> &[f64] {
+        &self.x
+    }
+}
+
+struct TestLaws;
+
+impl LawCatalog for TestLaws {
+    fn controller_laws(&self) -> Vec<&'static str> {
+        vec!["gain", "negative_gain"]
+    }
+    fn observer_laws(&self) -> Vec<&'static str> {
+        vec!["copy"]
+    }
+    fn controller(&self, law: &str, p: &LawParams) -> Result<Box<dyn Controller>, ControlError> {
+        let k = p.require_matrix("k", "the gain matrix")?;
+        Ok(Box::new(Gain {
+            k,
+            negative: law == "negative_gain",
+            last: Vec::new(),
+        }))
+    }
+    fn observer(&self, _law: &str, _p: &LawParams) -> Result<Box<dyn Observer>, ControlError> {
+        Ok(Box::new(Copy { x: Vec::new() }))
+    }
+}
+
+const LOOP: &str = r#"
+name = "loop"
+[parameters]
+law = "negative_gain"
+gain = 2
+period = 0.1
+delay = 0
+[simulation]
+t_end = 1
+step = 0.01
+first_order_scheme = "zero_order_hold"
+[[systems]]
+name = "plant"
+type = "first_order_linear"
+x0 = [1]
+A = [[0]]
+[[sensors]]
+name = "sensor"
+system = "plant"
+C = [[1]]
+period = "period"
+[[observers]]
+name = "observer"
+law = "copy"
+sensor = "sensor"
+period = "period"
+x0 = [0.5]
+[[controllers]]
+name = "controller"
+law = "law"
+input = "observer"
+system = "plant"
+B = [[1]]
+period = "period"
+delay = "delay"
+[controllers.params]
+k = [["gain"]]
+[output]
+record = ["plant.x", "sensor.y", "observer.xhat", "controller.*"]
+"#;
+
+fn build(text: &str) -> Result<nonsmooth::io::scenario::BuiltScenario, ScenarioError> {
+    Scenario::from_str(text, "loop.toml")
+        .unwrap()
+        .build_with(Arc::new(TestLaws))
+}
+
+#[test]
+fn a_scenario_loop_records_its_objects_and_matches_the_sampled_recursion() {
+    let built = build(LOOP).unwrap();
+    assert_eq!(
+        built.header(),
+        [
+            "t",
+            "plant.x[0]",
+            "sensor.y[0]",
+            "observer.xhat[0]",
+            "controller.u[0]",
+            "controller.seen[0]"
+        ]
+    );
+    let mut cl = built.control_loop().unwrap();
+    let mut row = vec![0.0; built.header().len()];
+    let mut rows = Vec::new();
+    while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
+        built.row_of_loop(&cl, &mut row);
+        rows.push(row.clone());
+    }
+    // ẋ = u, u_k = −2 x_k held over T = 0.1: x_{k+1} = (1 − 0.2) x_k.
+    for (k, r) in rows.iter().enumerate().step_by(10) {
+        let expect = 0.8f64.powi((k / 10) as i32);
+        assert!((r[1] - expect).abs() < 1e-12, "t = {}: {} vs {expect}", r[0], r[1]);
+        assert_eq!(r[2], r[1], "the sensor reads x at its instants");
+        assert_eq!(r[3], r[1], "the observer copies the measurement");
+        assert_eq!(r[4], -2.0 * r[1]);
+        assert_eq!(r[5], r[1]);
+    }
+}
+
+#[test]
+fn word_parameters_choose_the_law_and_can_be_overridden() {
+    let run_end = |s: &Scenario| {
+        let built = s.build_with(Arc::new(TestLaws)).unwrap();
+        let mut cl = built.control_loop().unwrap();
+        cl.run(|_| {}).unwrap();
+        cl.plant().q(built.model.system_id("plant").unwrap())[0]
+    };
+    let mut s = Scenario::from_str(LOOP, "loop.toml").unwrap();
+    let stable = run_end(&s);
+    assert!((stable - 0.8f64.powi(10)).abs() < 1e-12);
+    s.set_parameter("law", "gain").unwrap();
+    let unstable = run_end(&s);
+    assert!((unstable - 1.2f64.powi(10)).abs() < 1e-12);
+}
+
+fn assert_error(text: &str, line: usize, part: &str) {
+    match build(text) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(msg.contains(part), "`{part}` not in: {msg}");
+            assert_eq!(e.line(), Some(line), "{msg}");
+        }
+    }
+}
+
+#[test]
+fn control_sections_report_located_errors() {
+    let line_of = |needle: &str| LOOP.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let ctl = line_of("[[controllers]]");
+    assert_error(
+        &LOOP.replace("law = \"law\"", "law = \"pid\""),
+        ctl,
+        "unknown controller law `pid`",
+    );
+    assert_error(
+        &LOOP.replace("k = [[\"gain\"]]", "k = [[\"gain\"]]\nkp = 3"),
+        ctl,
+        "does not use `kp`",
+    );
+    assert_error(
+        &LOOP.replace("k = [[\"gain\"]]", "k = [[1, 2]]"),
+        ctl,
+        "k has size 1×2",
+    );
+    assert_error(
+        &LOOP.replace("input = \"observer\"", "input = \"camera\""),
+        line_of("input = \"observer\""),
+        "no sensor or observer is named `camera`",
+    );
+    assert_error(
+        &LOOP.replace("delay = 0\n", "delay = -0.1\n"),
+        ctl,
+        "delay",
+    );
+    assert_error(
+        &LOOP.replace("gain = 2", "gain = \"law + 1\""),
+        line_of("gain = 2"),
+        "is the word `negative_gain`",
+    );
+    // The scenario without laws says where laws come from.
+    let err = Scenario::from_str(LOOP, "loop.toml")
+        .unwrap()
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("nonsmooth-controllers"), "{err}");
+}
