@@ -7,7 +7,8 @@
 #   benches/siconos/run.sh --quick    N = 1000 falling/resting with T = 0.1 instead of 1
 #   benches/siconos/run.sh --no-check skip the CSV comparison
 #
-# Needs g++ and the Debian packages libsiconos-kernel-dev, libsiconos-numerics-dev
+# Needs g++ and the Debian packages libsiconos-kernel-dev, libsiconos-numerics-dev,
+# libsiconos-control-dev
 # (and their boost headers). Not part of the Rust build or tests.
 set -eu
 
@@ -32,6 +33,8 @@ echo "compiling with $CXX -O2 ..." >&2
 $CXX -O2 -std=c++17 $inc "$here/siconos_examples.cpp" -o "$build/siconos_examples" \
   -lsiconos_kernel -lsiconos_numerics
 bin="$build/siconos_examples"
+$CXX -O2 -std=c++17 $inc -I/usr/include/siconos/control "$here/siconos_control.cpp" \
+  -o "$build/siconos_control" -lsiconos_control -lsiconos_kernel -lsiconos_numerics
 
 if [ "$check" = 1 ]; then
   # The C++ models must give the committed Python reference trajectories.
@@ -88,14 +91,23 @@ run() {  # example N repeat [T]
   # every contact is active at every step, so the cost per step is the same
   # from the first step on: 20 steps are enough
   run beads_resting_overlap 1000 1 0.02
+  for law in implicit explicit ot2; do
+    "$build/siconos_control" "$law" --repeat 5
+  done
 } | awk 'BEGIN {
   printf "| example | N | steps | h | T | wall total [s] | wall [us/step] | CPU total [s] | CPU [us/step] |\n"
   printf "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
   h["bouncing_ball"] = "5e-3"; h["diode_bridge"] = "1e-6"; h["relay"] = "1e-2"
+  h["smc_implicit"] = "1e-4"; h["smc_explicit"] = "1e-4"; h["smc_ot2"] = "1e-4"
 }
 $1 == "RESULT" {
   hh = ($2 in h) ? h[$2] : "1e-3"
-  T = $4 * hh
-  printf "| %s | %s | %d | %s | %g | %.4g | %.4g | %.4g | %.4g |\n", $2, $3, $4, hh, T, $5, $6, $7, $8
+  if ($2 ~ /^smc_/) {
+    # control lines carry no N: steps wall wall/step cpu cpu/step
+    printf "| %s | 1 | %d | %s | %g | %.4g | %.4g | %.4g | %.4g |\n", $2, $3, hh, $3 * hh, $4, $5, $6, $7
+  } else {
+    T = $4 * hh
+    printf "| %s | %s | %d | %s | %g | %.4g | %.4g | %.4g | %.4g |\n", $2, $3, $4, hh, T, $5, $6, $7, $8
+  }
 }'
 echo "date: $(date -u +%Y-%m-%d), $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load: $(cut -d' ' -f1-3 /proc/loadavg)"
