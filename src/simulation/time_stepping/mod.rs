@@ -50,8 +50,9 @@ pub enum FirstOrderScheme {
     /// Euler–Moreau θ-scheme: x_{k+1} = x_k + h(θ f_{k+1} + (1−θ) f_k) + h r_{k+1}.
     #[default]
     EulerMoreau,
-    /// Exact for constant A, b and r held over the step:
-    /// x_{k+1} = e^{Ah} x_k + ∫₀ʰ e^{As} ds (b + r_{k+1}).
+    /// Exact for constant A with b, the input g and r held over the step:
+    /// x_{k+1} = e^{Ah} x_k + ∫₀ʰ e^{As} ds (b(t_k) + g + r_{k+1})
+    /// (exact when b is constant; first order in h for a time-varying b).
     ZeroOrderHold,
 }
 

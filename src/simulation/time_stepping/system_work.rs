@@ -19,7 +19,8 @@ pub(crate) enum Scheme {
     MoreauJean,
     /// Euler–Moreau θ-scheme on x.
     EulerMoreau,
-    /// Exact zero-order hold for ẋ = A x + b + r with constant A, b (r held over the step).
+    /// Zero-order hold for ẋ = A x + b(t) + g + r with constant A: exact for
+    /// the A part, with b(t_k), g and r held over the step.
     ZeroOrderHold,
 }
 
@@ -153,9 +154,9 @@ impl SystemWork {
             }
             DynamicalSystem::FirstOrderLinear(d) => match scheme {
                 Scheme::ZeroOrderHold => {
-                    if !d.is_time_invariant() {
+                    if !d.a.is_constant() {
                         return Err(SimulationError::Unsupported(format!(
-                            "system '{name}': the zero-order-hold scheme needs constant A and b"
+                            "system '{name}': the zero-order-hold scheme needs a constant A"
                         )));
                     }
                     let mut a = DMatrix::zeros(n, n);
