@@ -42,9 +42,13 @@
 //! w_k ∈ −a Sgn(σ_{k+1}) − b Sgn(σ̇_{k+1}),   (σ_{k+1}, σ̇_{k+1}) from the model above.
 //! ```
 //!
-//! Without perturbation it reaches (σ, σ̇) = 0 in finite time and stays there;
-//! with a perturbation σ stays in an O(T²) band but w keeps switching
-//! (σ_{k+1} and σ̇_{k+1} cannot both be zeroed by one scalar input).
+//! Without perturbation σ reaches 0 in finite time, but on σ = 0 the law
+//! maps σ̇ to −σ̇ (w = −2σ̇/T puts σ_{k+1} at 0 with σ̇_{k+1} = −σ̇_k): a
+//! neutral 2-cycle whose size is the σ̇ left when σ first hits 0 (3e-12 and
+//! 6e-11 in the tests). With a perturbation σ stays in an O(T²) band but w
+//! keeps switching (σ_{k+1} and σ̇_{k+1} cannot both be zeroed by one scalar
+//! input). It is kept as the straightforward implicit form; prefer the
+//! implicit law below.
 //!
 //! # Implicit (`twisting_implicit`)
 //!
