@@ -43,7 +43,7 @@
 //!
 //! (α > 0 per input, Sgn the set-valued sign, componentwise.) With
 //! z = u_s/α this is the relay problem w = M z + q, M = C_s Γ diag(α),
-//! q = σ̃_{k+1} = σ_k, z ∈ [−1, 1]^m, −w ∈ N_[−1,1](z), solved at each instant
+//! q = σ̃_{k+1} = σ_k, z ∈ \[−1, 1\]^m, −w ∈ N_{\[−1,1\]}(z), solved at each instant
 //! by the core's relay solver ([`nonsmooth::numerics::relay::DefaultRelay`]).
 //! C_s Γ must be a P-matrix (checked) so that the solution is unique. For one
 //! input: u_s = −σ_k/(C_sΓ) when |σ_k| ≤ α C_sΓ (then σ_{k+1} = 0 exactly: the
