@@ -614,7 +614,11 @@ fn output_selection_errors_and_limits() {
     let with_record = |r: &str| format!("{BASE}[output]\nrecord = [{r}]\n");
     assert_error(&with_record("\"ball.x\""), 18, "no variable `x`");
     assert_error(&with_record("\"ball.q[3]\""), 18, "out of range");
-    assert_error(&with_record("\"wall.q\""), 18, "no system, interaction, sensor, observer or controller");
+    assert_error(
+        &with_record("\"wall.q\""),
+        18,
+        "no system, interaction, sensor, observer or controller",
+    );
     assert_error(&with_record("\"ball\""), 18, "expected");
     let built = Scenario::from_str(
         &with_record("\"ball.*\", \"floor.lambda[0]\", \"ball.q\""),

@@ -162,7 +162,12 @@ fn a_scenario_loop_records_its_objects_and_matches_the_sampled_recursion() {
     // ẋ = u, u_k = −2 x_k held over T = 0.1: x_{k+1} = (1 − 0.2) x_k.
     for (k, r) in rows.iter().enumerate().step_by(10) {
         let expect = 0.8f64.powi((k / 10) as i32);
-        assert!((r[1] - expect).abs() < 1e-12, "t = {}: {} vs {expect}", r[0], r[1]);
+        assert!(
+            (r[1] - expect).abs() < 1e-12,
+            "t = {}: {} vs {expect}",
+            r[0],
+            r[1]
+        );
         assert_eq!(r[2], r[1], "the sensor reads x at its instants");
         assert_eq!(r[3], r[1], "the observer copies the measurement");
         assert_eq!(r[4], -2.0 * r[1]);
@@ -221,11 +226,7 @@ fn control_sections_report_located_errors() {
         line_of("input = \"observer\""),
         "no sensor or observer is named `camera`",
     );
-    assert_error(
-        &LOOP.replace("delay = 0\n", "delay = -0.1\n"),
-        ctl,
-        "delay",
-    );
+    assert_error(&LOOP.replace("delay = 0\n", "delay = -0.1\n"), ctl, "delay");
     assert_error(
         &LOOP.replace("gain = 2", "gain = \"law + 1\""),
         line_of("gain = 2"),

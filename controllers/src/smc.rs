@@ -508,11 +508,16 @@ impl Ot2Smc {
         self
     }
 
-    /// From catalog parameters `csurface`, `clamp`.
+    /// From catalog parameters `csurface`, `clamp` (or, when `clamp` is
+    /// absent, `alpha` as the clamp: ū = α, so one parameter set serves
+    /// every sliding-mode law).
     pub fn from_params(p: &LawParams) -> Result<Self, ControlError> {
         let mut s =
             Self::new(p.require_matrix("csurface", "the sliding surface C_s, one row per input")?);
-        s.clamp = p.vector("clamp")?;
+        s.clamp = match p.vector("clamp")? {
+            Some(c) => Some(c),
+            None => p.vector("alpha")?,
+        };
         Ok(s)
     }
 }

@@ -17,8 +17,12 @@ mod common;
 use std::path::PathBuf;
 
 use common::*;
-use nalgebra::{dmatrix, DMatrix};
+use std::sync::Arc;
+
+use nalgebra::{dmatrix, dvector, DMatrix};
 use nonsmooth::control::{ControlLoopBuilder, Controller, Measurement};
+use nonsmooth::modelling::dynamical_system::FirstOrderLinear;
+use nonsmooth::modelling::{ModelBuilder, TimeVector};
 use nonsmooth_controllers::{ExplicitSmc, Gain, ImplicitSmc, Ot2Smc, Pid};
 
 const TOLERANCE: f64 = 1e-11;
@@ -82,8 +86,24 @@ fn compare(case: &str, samples: &[Sample]) -> f64 {
 /// actuator B = (0, b2)ᵀ.
 fn tutorial(law: Box<dyn Controller>, b2: f64) -> Vec<Sample> {
     let (h, period) = (1e-4, 1e-2);
-    let (model, plant) = linear_plant(&[1.0, -1.0], DMatrix::zeros(2, 2));
-    let mut lb = ControlLoopBuilder::new(model);
+    // The perturbation is the plant's b(t); the zero-order-hold scheme holds
+    // it at its value at the end of each step, as Siconos' integrator does.
+    let b = TimeVector::Function {
+        dim: 2,
+        f: Arc::new(|t, out: &mut [f64]| {
+            let s = (50.0 * t).sin();
+            out[0] = s;
+            out[1] = -s;
+        }),
+    };
+    let mut mb = ModelBuilder::new();
+    let plant = mb
+        .add_system(
+            "plant",
+            FirstOrderLinear::new(dvector![1.0, -1.0], DMatrix::zeros(2, 2)).with_b(b),
+        )
+        .unwrap();
+    let mut lb = ControlLoopBuilder::new(mb.build());
     let s = lb
         .add_sensor("sensor", sensor(plant, DMatrix::identity(2, 2), period))
         .unwrap();
@@ -95,16 +115,6 @@ fn tutorial(law: Box<dyn Controller>, b2: f64) -> Vec<Sample> {
             actuator(plant, dmatrix![0.0; b2], period),
         )
         .unwrap();
-    // Siconos' zero-order-hold integrator holds b at its value at the end of
-    // each step: over (t, t + h], b = b(t + h).
-    add_open_loop(
-        &mut lb,
-        "perturbation",
-        plant,
-        dmatrix![1.0; -1.0],
-        h,
-        move |t| (50.0 * (t + h)).sin(),
-    );
     let mut cl = lb.build_time_stepping(zoh_settings(h, 1.0)).unwrap();
     run_recording(&mut cl, plant, ctl, &[], |_| {})
 }

@@ -50,7 +50,7 @@ pub enum Command {
 
 /// The control laws scenarios may name.
 pub fn laws() -> std::sync::Arc<dyn nonsmooth::control::LawCatalog> {
-    std::sync::Arc::new(nonsmooth::control::NoLaws)
+    std::sync::Arc::new(nonsmooth_controllers::Catalog)
 }
 
 /// Parses the command line and runs the subcommand. Argument errors exit

@@ -51,8 +51,9 @@ pub enum FirstOrderScheme {
     #[default]
     EulerMoreau,
     /// Exact for constant A with b, the input g and r held over the step:
-    /// x_{k+1} = e^{Ah} x_k + ∫₀ʰ e^{As} ds (b(t_k) + g + r_{k+1})
-    /// (exact when b is constant; first order in h for a time-varying b).
+    /// x_{k+1} = e^{Ah} x_k + ∫₀ʰ e^{As} ds (b(t_{k+1}) + g + r_{k+1})
+    /// (exact when b is constant; first order in h for a time-varying b,
+    /// held at the end of the step as Siconos' ZeroOrderHoldOSI does).
     ZeroOrderHold,
 }
 

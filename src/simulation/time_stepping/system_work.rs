@@ -20,7 +20,7 @@ pub(crate) enum Scheme {
     /// Euler–Moreau θ-scheme on x.
     EulerMoreau,
     /// Zero-order hold for ẋ = A x + b(t) + g + r with constant A: exact for
-    /// the A part, with b(t_k), g and r held over the step.
+    /// the A part, with b(t_{k+1}), g and r held over the step.
     ZeroOrderHold,
 }
 
@@ -365,7 +365,7 @@ impl SystemWork {
                     let b = d.b.as_ref();
                     if b.is_some() || self.has_control {
                         match b {
-                            Some(b) => b.eval(t0, &mut self.s1),
+                            Some(b) => b.eval(t1, &mut self.s1),
                             None => self.s1.iter_mut().for_each(|x| *x = 0.0),
                         }
                         if self.has_control {
