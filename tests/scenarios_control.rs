@@ -132,6 +132,7 @@ k = [["gain"]]
 record = ["plant.x", "sensor.y", "observer.xhat", "controller.*"]
 "#;
 
+#[allow(clippy::result_large_err)]
 fn build(text: &str) -> Result<nonsmooth::io::scenario::BuiltScenario, ScenarioError> {
     Scenario::from_str(text, "loop.toml")
         .unwrap()
