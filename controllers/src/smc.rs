@@ -122,6 +122,25 @@ use crate::linalg::{
 };
 
 /// The discrete data every law of the family needs.
+
+/// The signals every sliding-mode law records.
+const SMC_SIGNALS: &[&str] = &["u_eq", "u_s", "sigma"];
+
+/// The signal named `name` among (u_eq, u_s, σ).
+fn smc_signal<'a>(
+    name: &str,
+    u_eq: &'a [f64],
+    u_s: &'a [f64],
+    sigma: &'a [f64],
+) -> Option<&'a [f64]> {
+    match name {
+        "u_eq" => Some(u_eq),
+        "u_s" => Some(u_s),
+        "sigma" => Some(sigma),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Discrete {
     cs: DMatrix<f64>,
@@ -344,16 +363,11 @@ impl Controller for ImplicitSmc {
     }
 
     fn signal_names(&self) -> &[&'static str] {
-        &["u_eq", "u_s", "sigma"]
+        SMC_SIGNALS
     }
 
     fn signal(&self, name: &str) -> Option<&[f64]> {
-        match name {
-            "u_eq" => Some(&self.u_eq),
-            "u_s" => Some(&self.u_s),
-            "sigma" => Some(&self.sigma),
-            _ => None,
-        }
+        smc_signal(name, &self.u_eq, &self.u_s, &self.sigma)
     }
 }
 
@@ -452,16 +466,11 @@ impl Controller for ExplicitSmc {
     }
 
     fn signal_names(&self) -> &[&'static str] {
-        &["u_eq", "u_s", "sigma"]
+        SMC_SIGNALS
     }
 
     fn signal(&self, name: &str) -> Option<&[f64]> {
-        match name {
-            "u_eq" => Some(&self.u_eq),
-            "u_s" => Some(&self.u_s),
-            "sigma" => Some(&self.sigma),
-            _ => None,
-        }
+        smc_signal(name, &self.u_eq, &self.u_s, &self.sigma)
     }
 }
 
@@ -577,16 +586,11 @@ impl Controller for Ot2Smc {
     }
 
     fn signal_names(&self) -> &[&'static str] {
-        &["u_eq", "u_s", "sigma"]
+        SMC_SIGNALS
     }
 
     fn signal(&self, name: &str) -> Option<&[f64]> {
-        match name {
-            "u_eq" => Some(&self.u_eq),
-            "u_s" => Some(&self.u_s),
-            "sigma" => Some(&self.sigma),
-            _ => None,
-        }
+        smc_signal(name, &self.u_eq, &self.u_s, &self.sigma)
     }
 }
 
