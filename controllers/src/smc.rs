@@ -121,8 +121,6 @@ use crate::linalg::{
     per_channel, shape, sign0, unsupported, zoh,
 };
 
-/// The discrete data every law of the family needs.
-
 /// The signals every sliding-mode law records.
 const SMC_SIGNALS: &[&str] = &["u_eq", "u_s", "sigma"];
 
@@ -141,6 +139,7 @@ fn smc_signal<'a>(
     }
 }
 
+/// The discrete data every law of the family needs.
 #[derive(Debug, Clone)]
 struct Discrete {
     cs: DMatrix<f64>,
