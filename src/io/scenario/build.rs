@@ -509,6 +509,8 @@ pub(super) fn build(
         });
     }
 
+    let fmi = super::fmi::fmi_spec(ctx, file, &model, &columns, &params)?;
+
     Ok(BuiltScenario {
         name: file.name.get_ref().clone(),
         description: file.description.clone(),
@@ -517,6 +519,7 @@ pub(super) fn build(
         settings,
         columns,
         plots,
+        fmi,
         places,
     })
 }

@@ -29,6 +29,7 @@
 mod build;
 pub mod error;
 pub mod expr;
+pub mod fmi;
 mod params;
 pub mod record;
 pub mod schema;
@@ -40,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use error::{Place, Result, ScenarioError};
+pub use fmi::{FmiInput, FmiSpec, InputTarget};
 pub use record::{Column, Variable, DEFAULT_COLUMN_LIMIT};
 pub use schema::Quantity;
 
@@ -157,6 +159,11 @@ impl Scenario {
         Ok(())
     }
 
+    /// The values given with [`Scenario::set_parameter`], by name.
+    pub fn overrides(&self) -> &BTreeMap<String, Quantity> {
+        &self.overrides
+    }
+
     /// The parameter values, after overrides.
     pub fn parameters(&self) -> Result<BTreeMap<String, f64>> {
         params::parameters(&self.source, &self.file, &self.overrides)
@@ -201,6 +208,8 @@ pub struct BuiltScenario {
     pub columns: Vec<Column>,
     /// The plots.
     pub plots: Vec<PlotSpec>,
+    /// What an exported FMU exposes (`[fmi]`, see docs/fmi.md).
+    pub fmi: FmiSpec,
     places: Places,
 }
 
@@ -217,10 +226,17 @@ impl BuiltScenario {
         format!("{}.csv", self.name)
     }
 
-    /// Sets up the simulation; its errors are located in the file.
+    /// Sets up the simulation, with the declared `[fmi]` inputs held at
+    /// their start values; its errors are located in the file.
     pub fn simulation(&self) -> Result<TimeStepping> {
-        TimeStepping::new(Arc::clone(&self.model), self.settings.clone())
-            .map_err(|e| self.places.simulation_error(e))
+        let mut sim = TimeStepping::new(Arc::clone(&self.model), self.settings.clone())
+            .map_err(|e| self.places.simulation_error(e))?;
+        if self.fmi.inputs.iter().any(|i| i.start != 0.0) {
+            self.fmi
+                .apply_inputs(&mut sim, &self.fmi.input_starts())
+                .map_err(|e| self.places.simulation_error(e))?;
+        }
+        Ok(sim)
     }
 
     /// Writes the current row (t, then the columns) of a simulation of this

@@ -37,6 +37,7 @@
 use thiserror::Error;
 
 use super::{Statistics, TimeStepping};
+use crate::modelling::model::InteractionId;
 use crate::simulation::events::{Event, EventKind, EventManager, EventSchedule, SourceId};
 
 /// Why a state cannot be restored or read.
@@ -223,6 +224,12 @@ impl TimeStepping {
     /// [`TimeStepping::end_tick`].
     pub fn next_event_tick(&self) -> Option<i64> {
         self.events.next_tick()
+    }
+
+    /// The input u of a relation currently held (empty when the relation
+    /// takes none).
+    pub fn relation_input(&self, i: InteractionId) -> &[f64] {
+        &self.inters[i.0].u
     }
 
     /// The integration step in ticks, and t₀ in ticks.
