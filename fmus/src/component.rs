@@ -83,7 +83,7 @@ pub type MakeRunner<R> = Box<dyn Fn() -> Result<R, RunnerError> + Send>;
 /// One FMU instance.
 pub struct Component<R: Runner> {
     log_fn: LogFn,
-    /// Which of [`LOG_CATEGORIES`] are delivered (errors always are).
+    /// Which of [`LOG_CATEGORIES`] are delivered.
     enabled: [bool; LOG_CATEGORIES.len()],
     phase: Phase,
     runner: R,
@@ -105,7 +105,9 @@ const EVENTS: usize = 3;
 const CALLS: usize = 4;
 
 impl<R: Runner> Component<R> {
-    /// A new instance; `logging_on` enables every log category.
+    /// A new instance. The status categories (logStatusError,
+    /// logStatusWarning, logStatusDiscard) start enabled, so every non-OK
+    /// status comes with its message; `logging_on` enables the others.
     pub fn new(
         make_runner: MakeRunner<R>,
         log_fn: LogFn,
@@ -114,7 +116,9 @@ impl<R: Runner> Component<R> {
         let runner = make_runner()?;
         Ok(Component {
             log_fn,
-            enabled: [logging_on; LOG_CATEGORIES.len()],
+            // Messages that explain a non-OK status are delivered unless the
+            // host turns their category off; the others when logging is on.
+            enabled: [true, true, true, logging_on, logging_on],
             phase: Phase::Instantiated,
             runner,
             make_runner,
@@ -133,10 +137,9 @@ impl<R: Runner> Component<R> {
         &self.runner
     }
 
-    /// Logs in a category (errors are always delivered; other categories
-    /// when enabled).
+    /// Logs in a category, when it is enabled.
     pub fn log(&self, status: Status, cat: usize, message: &str) {
-        if cat == ERRORS || self.enabled[cat] {
+        if self.enabled[cat] {
             (self.log_fn)(status, LOG_CATEGORIES[cat].0, message);
         }
     }

@@ -59,8 +59,9 @@ fn export_help() -> String {
     format!(
         "The runtime library ({LIBRARY_FILE}, the cdylib of the nonsmooth-fmus crate) is\n\
          taken from, in order: --library PATH; the NONSMOOTH_FMU_LIBRARY environment\n\
-         variable; the directory of the running nonsmooth executable, then its parent\n\
-         (cargo puts both in target/release/). Build it with\n  \
+         variable; else the newest of DIR/{LIBRARY_FILE}, DIR/deps/{LIBRARY_FILE} and\n\
+         DIR/../{LIBRARY_FILE}, DIR the directory of the running nonsmooth executable\n\
+         (cargo builds both into target/release/). Build it with\n  \
            cargo build --release -p nonsmooth-fmus\n\n\
          Exit status:\n  \
            0  the FMU was written\n  \
@@ -79,17 +80,26 @@ fn find_library(args: &ExportArgs) -> Result<PathBuf, String> {
         return Ok(PathBuf::from(p));
     }
     let mut looked = Vec::new();
-    if let Ok(exe) = std::env::current_exe() {
-        let mut dir = exe.parent().map(Path::to_path_buf);
-        for _ in 0..2 {
-            let Some(d) = dir else { break };
-            let candidate = d.join(LIBRARY_FILE);
-            if candidate.is_file() {
-                return Ok(candidate);
-            }
-            looked.push(candidate.display().to_string());
-            dir = d.parent().map(Path::to_path_buf);
+    let mut newest: Option<(std::time::SystemTime, PathBuf)> = None;
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        let mut candidates = vec![dir.join(LIBRARY_FILE), dir.join("deps").join(LIBRARY_FILE)];
+        if let Some(parent) = dir.parent() {
+            candidates.push(parent.join(LIBRARY_FILE));
         }
+        for c in candidates {
+            if let Ok(t) = std::fs::metadata(&c).and_then(|m| m.modified()) {
+                if newest.as_ref().is_none_or(|(n, _)| t > *n) {
+                    newest = Some((t, c.clone()));
+                }
+            }
+            looked.push(c.display().to_string());
+        }
+    }
+    if let Some((_, p)) = newest {
+        return Ok(p);
     }
     Err(format!(
         "the FMU runtime library {LIBRARY_FILE} was not found (looked for {}); build it with \
