@@ -54,6 +54,9 @@ fn check_rollback(make: impl Fn() -> TimeStepping, before: usize, after: usize) 
     let mut sim = make();
     trace(&mut sim, before);
     let saved = sim.save_state();
+    let mut into = make().save_state();
+    sim.save_state_into(&mut into);
+    assert_eq!(into, saved, "saving into an existing state");
     let bytes = saved.to_bytes();
     let first = trace(&mut sim, after);
     assert!(!first.is_empty());

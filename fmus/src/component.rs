@@ -404,18 +404,13 @@ impl<R: Runner> Component<R> {
             }
             _ => {}
         }
-        let s = self
-            .runner
-            .save_state()
-            .map_err(|e| self.runner_error(f, e))?;
+        let result = match into {
+            Some(slot) => self.runner.save_state_into(slot).map(|()| None),
+            None => self.runner.save_state().map(Some),
+        };
+        let s = result.map_err(|e| self.runner_error(f, e))?;
         self.event(|| format!("state saved at t = {}", self.runner.time()));
-        match into {
-            Some(slot) => {
-                *slot = s;
-                Ok(None)
-            }
-            None => Ok(Some(s)),
-        }
+        Ok(s)
     }
 
     /// fmi2SetFMUstate.

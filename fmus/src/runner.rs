@@ -74,6 +74,11 @@ pub trait Runner {
     fn do_step(&mut self, t: f64, h: f64) -> Result<(), RunnerError>;
     /// The complete state.
     fn save_state(&self) -> Result<Self::State, RunnerError>;
+    /// The complete state, into an existing one (reusing its storage).
+    fn save_state_into(&self, into: &mut Self::State) -> Result<(), RunnerError> {
+        *into = self.save_state()?;
+        Ok(())
+    }
     /// Puts a saved state back.
     fn restore_state(&mut self, state: &Self::State) -> Result<(), RunnerError>;
     /// The state as bytes.
@@ -462,6 +467,15 @@ impl Runner for ScenarioRunner {
             host_params: self.host_params.clone(),
             sim: r.sim.save_state(),
         })
+    }
+
+    fn save_state_into(&self, into: &mut RunnerState) -> Result<(), RunnerError> {
+        let r = self.running()?;
+        into.t_comm = self.t_comm;
+        into.inputs.clone_from(&self.inputs);
+        into.host_params.clone_from(&self.host_params);
+        r.sim.save_state_into(&mut into.sim);
+        Ok(())
     }
 
     fn restore_state(&mut self, state: &RunnerState) -> Result<(), RunnerError> {

@@ -166,6 +166,64 @@ impl TimeStepping {
         }
     }
 
+    /// As [`TimeStepping::save_state`], into an existing state, reusing its
+    /// storage (no allocation when it was taken from this simulation).
+    pub fn save_state_into(&self, s: &mut TimeSteppingState) {
+        let fits = s.systems.len() == self.sys.len()
+            && s.interactions.len() == self.inters.len()
+            && s.interactions
+                .iter()
+                .zip(&self.inters)
+                .all(|(st, w)| st.linearisation.is_none() == w.linear);
+        if !fits {
+            *s = self.save_state();
+            return;
+        }
+        s.ticks_per_second = self.base.ticks_per_second();
+        s.t0_tick = self.t0_tick;
+        s.step_ticks = self.step_ticks;
+        s.tick = self.tick;
+        let schedule = self.events.schedule();
+        s.schedule.sources.clone_from(&schedule.sources);
+        s.schedule.queue.clone_from(&schedule.queue);
+        s.instant.clone_from(&self.instant);
+        s.source_names.clone_from(&self.source_names);
+        for (st, w) in s.systems.iter_mut().zip(&self.sys) {
+            st.q.clone_from(&w.q);
+            st.v.clone_from(&w.v);
+            st.control.clone_from(&w.control);
+            st.has_control = w.has_control;
+        }
+        for (st, w) in s.interactions.iter_mut().zip(&self.inters) {
+            st.y.clone_from(&w.y);
+            st.ydot.clone_from(&w.ydot);
+            st.lambda.clone_from(&w.lambda);
+            st.ydot_start.clone_from(&w.ydot_start);
+            st.y_noise.clone_from(&w.y_noise);
+            st.ydot_noise.clone_from(&w.ydot_noise);
+            st.u.clone_from(&w.u);
+            st.active = w.active;
+            if let Some(l) = &mut st.linearisation {
+                let copy = |dst: &mut Vec<Vec<f64>>, src: &[nalgebra::DMatrix<f64>]| {
+                    dst.resize_with(src.len(), Vec::new);
+                    for (d, m) in dst.iter_mut().zip(src) {
+                        d.clear();
+                        d.extend_from_slice(m.as_slice());
+                    }
+                };
+                copy(&mut l.out, &w.out);
+                copy(&mut l.inp, &w.inp);
+                copy(&mut l.resp, &w.resp);
+                l.shift.clone_from(&w.shift);
+                l.d = w.d.as_ref().map(|m| m.as_slice().to_vec());
+                l.e.clone_from(&w.e);
+            }
+        }
+        s.stats = self.stats;
+        s.solves = self.osnsp.solves;
+        s.solver_iterations = self.osnsp.iterations;
+    }
+
     /// Puts back a state taken by [`TimeStepping::save_state`] from this
     /// simulation or from one of a model of the same structure on the same
     /// time base. Nothing is changed when the state does not fit.
