@@ -7,7 +7,9 @@
 //! * a Python host (fmpy's FMU2Slave): rollback, serialized states,
 //!   several instances (`tests/fmi/python_host.py`);
 //! * a C host compiled with gcc that makes every mistake it can
-//!   (`tests/fmi/bad_host.c`).
+//!   (`tests/fmi/bad_host.c`);
+//! * a plant FMU and a controller FMU connected in libcosim
+//!   (`tests/fmi/cosim.py`) against the same loop in one process.
 //!
 //! The Python tools live in a virtual environment: `NONSMOOTH_FMI_VENV`, or
 //! `target/fmi-venv` at the workspace root when it is not set. `.ci/fmi-venv`
@@ -17,6 +19,9 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use nonsmooth::io::scenario::Scenario;
+use nonsmooth::modelling::SystemId;
 
 fn manifest() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -69,13 +74,13 @@ fn venv() -> PathBuf {
         .unwrap_or_else(|| manifest().join("target/fmi-venv"));
     let python = dir.join("bin/python");
     let ok = Command::new(&python)
-        .args(["-c", "import fmpy, fmu_manipulation_toolbox"])
+        .args(["-c", "import fmpy, fmu_manipulation_toolbox, libcosimpy"])
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
     assert!(
         ok,
-        "the FMI test tools are missing: {} cannot import fmpy and fmu_manipulation_toolbox.\n\
+        "the FMI test tools are missing: {} cannot import fmpy, fmu_manipulation_toolbox and libcosimpy.\n\
          Create the environment with `.ci/fmi-venv` (or `python3 -m venv target/fmi-venv && \
          target/fmi-venv/bin/pip install -r .ci/fmi-requirements.txt`), or point \
          NONSMOOTH_FMI_VENV at one.",
@@ -355,6 +360,47 @@ fn fmpy_validates_and_simulates_like_the_native_run() {
 }
 
 #[test]
+fn fmpy_simulates_the_relay_and_the_diode_bridge_like_the_native_run() {
+    // A relay (sliding-mode) feedback loop, and an MLCP circuit.
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (scenario, step) in [("relay.toml", "0.01"), ("diode_bridge.toml", "1e-6")] {
+        let fmu = export(d, scenario, &[]);
+        let name = scenario.trim_end_matches(".toml");
+        let csv = d.join(format!("{name}_fmpy.csv"));
+        let out = tool(
+            &venv,
+            "fmpy",
+            &[
+                "simulate",
+                fmu.to_str().unwrap(),
+                "--output-interval",
+                step,
+                "--output-file",
+                csv.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "fmpy simulate {scenario}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let native = d.join(format!("{name}_native"));
+        let run = nonsmooth(&[
+            "run",
+            example(scenario).to_str().unwrap(),
+            "--out",
+            native.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        compare_with_native(&csv, &native.join(format!("{name}.csv")), 1);
+    }
+}
+
+#[test]
 fn fmutool_checks_the_fmu() {
     let venv = venv();
     let dir = tempfile::tempdir().unwrap();
@@ -429,4 +475,93 @@ fn c_host_mistakes_are_errors_with_messages_never_crashes() {
         stdout(&out),
         stderr(&out)
     );
+}
+
+#[test]
+fn a_plant_and_a_controller_fmu_in_libcosim_match_the_single_process_loop() {
+    // Plant: a mass on a spring hitting a stop, force from outside.
+    // Controller: a linear filter of the measured position whose second
+    // state is the force. libcosim exchanges outputs and inputs at each
+    // communication point; the same exchange in one process (both
+    // simulations in lockstep, inputs held over the communication step)
+    // must give the same numbers.
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = manifest().join("cli/tests/fmi");
+    let mut fmus = Vec::new();
+    for name in ["plant", "controller"] {
+        let fmu = d.join(format!("{name}.fmu"));
+        let src = data.join(format!("{name}.toml"));
+        let out = nonsmooth(&[
+            "fmu",
+            "export",
+            src.to_str().unwrap(),
+            "-o",
+            fmu.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        fmus.push(fmu);
+    }
+    for (comm_steps, steps) in [(1usize, 500usize), (3, 150)] {
+        let csv = d.join(format!("cosim_{comm_steps}.csv"));
+        let ns = (comm_steps as u64 * 10_000_000).to_string();
+        let out = tool(
+            &venv,
+            "python",
+            &[
+                data.join("cosim.py").to_str().unwrap(),
+                fmus[0].to_str().unwrap(),
+                fmus[1].to_str().unwrap(),
+                &ns,
+                &steps.to_string(),
+                csv.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "libcosim: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let (_, rows) = read_csv(&csv);
+        assert_eq!(rows.len(), steps);
+
+        let build = |name: &str| {
+            Scenario::from_file(data.join(format!("{name}.toml")))
+                .unwrap()
+                .build()
+                .unwrap()
+                .simulation()
+                .unwrap()
+        };
+        let (mut plant, mut ctrl) = (build("plant"), build("controller"));
+        plant.step().unwrap();
+        ctrl.step().unwrap();
+        let s = SystemId(0);
+        let mut worst = 0.0f64;
+        let mut impacts = 0;
+        for row in &rows {
+            let (force, q) = (ctrl.x(s)[1], plant.q(s)[0]);
+            plant.set_system_input(s, &[force]).unwrap();
+            ctrl.set_system_input(s, &[q, 0.0]).unwrap();
+            for _ in 0..comm_steps {
+                plant.step().unwrap();
+                ctrl.step().unwrap();
+                impacts += (plant.lambda(nonsmooth::modelling::InteractionId(0))[0] > 0.0) as usize;
+            }
+            for (x, y) in row[1..]
+                .iter()
+                .zip([plant.q(s)[0], plant.v(s)[0], ctrl.x(s)[1]])
+            {
+                worst = worst.max((x - y).abs());
+            }
+        }
+        assert!(impacts > 0, "the stop is hit");
+        assert!(
+            worst <= 1e-12,
+            "communication step {comm_steps} h: largest difference {worst:e}"
+        );
+    }
 }
