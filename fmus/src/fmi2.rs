@@ -896,3 +896,50 @@ pub unsafe extern "C" fn fmi2GetStringStatus(
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::Phase;
+    use crate::config::{make_runner, FmuConfig};
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn a_panic_is_caught_logged_and_leaves_the_instance_in_the_error_state() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/bouncing_ball.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let cfg = FmuConfig {
+            format: 1,
+            guid: "{t}".into(),
+            model_identifier: "t".into(),
+            scenario: "scenario.toml".into(),
+            overrides: vec![],
+        };
+        let log: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = Arc::clone(&log);
+        let comp = Component::new(
+            Box::new(move || make_runner(&cfg, &text, &path)),
+            Box::new(move |_, _, m| sink.lock().unwrap().push(m.to_string())),
+            false,
+        )
+        .unwrap();
+        let c = Box::into_raw(Box::new(Instance { comp })) as fmi2Component;
+        let status = unsafe { with(c, "fmi2DoStep", |_| panic!("boom")) };
+        assert_eq!(status, ERROR);
+        let msgs = log.lock().unwrap().clone();
+        assert!(
+            msgs.iter()
+                .any(|m| m.contains("fmi2DoStep: internal error: boom")),
+            "{msgs:?}"
+        );
+        let inst = unsafe { &*(c as *const Instance) };
+        assert_eq!(inst.comp.phase(), Phase::Error);
+        unsafe { fmi2FreeInstance(c) };
+        // A NULL component is an error, not a crash.
+        assert_eq!(
+            unsafe { fmi2DoStep(std::ptr::null_mut(), 0.0, 1.0, 0) },
+            ERROR
+        );
+    }
+}
