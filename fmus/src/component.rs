@@ -314,7 +314,8 @@ impl<R: Runner> Component<R> {
         Status::Ok
     }
 
-    /// fmi2SetReal: all values are checked before any is set.
+    /// fmi2SetReal: the value references are checked before any value is
+    /// set; values are then set in order, up to the first refused one.
     pub fn set_real(&mut self, vrs: &[u32], values: &[f64]) -> Status {
         let f = "fmi2SetReal";
         self.call(|| format!("{f}(vr = {vrs:?}, value = {values:?})"));
