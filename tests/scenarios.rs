@@ -662,3 +662,87 @@ fn reading_a_missing_file_is_an_io_error() {
         .to_string()
         .starts_with("/nonexistent/scenario.toml: cannot read"));
 }
+
+#[test]
+fn fmi_table_is_checked_and_located() {
+    // BASE has 16 lines; the [fmi] table starts on line 17.
+    let fmi = |table: &str| format!("{BASE}[fmi]\n{table}\n");
+    assert_error(
+        &fmi("inputs = [{ target = \"ball.g[1]\" }]"),
+        18,
+        "out of range",
+    );
+    assert_error(
+        &fmi("inputs = [{ target = \"bal.g[0]\" }]"),
+        18,
+        "no system is named `bal`",
+    );
+    assert_error(
+        &fmi("inputs = [{ target = \"floor.u[0]\" }]"),
+        18,
+        "takes 0 inputs",
+    );
+    assert_error(
+        &fmi("inputs = [{ target = \"ball.q[0]\" }]"),
+        18,
+        "`q` is not an input",
+    );
+    assert_error(
+        &fmi("inputs = [{ target = \"ball.g\" }]"),
+        18,
+        "expected `<system>.g[i]`",
+    );
+    assert_error(
+        &fmi("inputs = [{ target = \"ball.g[0]\" }, { target = \"ball.g[0]\", name = \"f\" }]"),
+        18,
+        "given twice",
+    );
+    assert_error(
+        &fmi("inputs = [{ target = \"ball.g[0]\", name = \"mass\" }]"),
+        18,
+        "already the name",
+    );
+    assert_error(&fmi("tunable = [\"mas\"]"), 18, "not a parameter");
+    assert_error(&fmi("model_identifier = \"1abc\""), 18, "model_identifier");
+    assert_error(&fmi("outputs = [\"ball.w\"]"), 18, "no variable `w`");
+    assert_error(
+        &fmi("units = { speed = \"m/s\" }"),
+        18,
+        "no parameter, input or output",
+    );
+    assert_error(&fmi("colour = 1"), 18, "unknown field");
+
+    let built = Scenario::from_str(
+        &fmi(
+            "model_identifier = \"ball_fmu\"\noutputs = [\"ball.q\", \"floor.lambda\"]\n\
+             tunable = [\"mass\"]\n\
+             inputs = [{ target = \"ball.g[0]\", start = \"2*mass\", name = \"force\" }]\n\
+             units = { mass = \"kg\", force = \"N\", \"ball.q\" = \"m\" }",
+        ),
+        "case.toml",
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    let f = &built.fmi;
+    assert_eq!(f.model_identifier, "ball_fmu");
+    let names: Vec<&str> = f.outputs.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["ball.q[0]", "floor.lambda[0]"]);
+    assert_eq!(f.output_units, [Some("m".to_string()), None]);
+    assert_eq!(f.inputs[0].name, "force");
+    assert_eq!(f.inputs[0].start, 2.0);
+    assert_eq!(f.inputs[0].unit.as_deref(), Some("N"));
+    assert_eq!(f.parameter_units["mass"], "kg");
+    assert_eq!(f.tunable, ["mass"]);
+    // The start value of an input is held in a plain run too.
+    let sim = built.simulation().unwrap();
+    assert_eq!(sim.system_input(SystemId(0)), &[2.0]);
+
+    // Without [fmi]: the recorded columns, an identifier from the name.
+    let built = Scenario::from_str(&BASE.replace("name = \"e\"", "name = \"9-e\""), "c.toml")
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(built.fmi.model_identifier, "_9_e");
+    assert_eq!(built.fmi.outputs, built.columns);
+}

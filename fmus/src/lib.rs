@@ -1,1 +1,24 @@
-//! FMI 2.0 co-simulation export (filled by the FMI export work).
+//! FMI 2.0 co-simulation export of nonsmooth scenarios (docs/fmi.md).
+//!
+//! * `variables`: the scenario → FMI variable mapping (value references,
+//!   causality, variability, units), used by both the export and the
+//!   runtime;
+//! * `xml`: modelDescription.xml;
+//! * `export`: the FMU archive (`nonsmooth fmu export`);
+//! * `runner`: the simulation behind an instance, behind the [`Runner`]
+//!   trait ([`ScenarioRunner`] for a scenario's time-stepping simulation);
+//! * `component`: one instance's state machine, checks and logging;
+//! * `fmi2`: the C entry points of the shared library (`fmi2Instantiate`,
+//!   `fmi2DoStep`, …), exported when this crate is built as a cdylib.
+
+pub mod component;
+pub mod config;
+pub mod export;
+pub mod fmi2;
+pub mod runner;
+pub mod variables;
+pub mod xml;
+
+pub use export::{export, ExportError, ExportRequest, ExportSummary};
+pub use runner::{Runner, RunnerError, ScenarioRunner};
+pub use variables::{FmiVariable, Interface, VarKind};

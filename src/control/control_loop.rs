@@ -21,7 +21,7 @@ use super::law::{Controller, ControllerSetup, LinearPlant, Observer, ObserverSet
 use super::plant::Plant;
 use super::timing::Timing;
 use crate::modelling::dynamical_system::DynamicalSystem;
-use crate::modelling::{Model, SystemId};
+use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::{
     EventKind, SimulationError, SourceId, StepOutcome, TimeStepping, TimeSteppingSettings,
 };
@@ -625,6 +625,7 @@ impl ControlLoopBuilder {
             .iter()
             .map(|s| vec![0.0; s.ds.dim()])
             .collect();
+        let external = inputs.clone();
         let mut lp = ControlLoop {
             plant,
             sensors,
@@ -632,6 +633,7 @@ impl ControlLoopBuilder {
             controllers,
             actions,
             inputs: std::mem::take(&mut inputs),
+            external,
         };
         // u0 is held from t₀ on.
         let systems: Vec<SystemId> = lp.controllers.iter().map(|c| c.system).collect();
@@ -696,6 +698,8 @@ pub struct ControlLoop {
     controllers: Vec<ControllerRt>,
     actions: Vec<Action>,
     inputs: Vec<Vec<f64>>,
+    /// Inputs set from outside the loop (e.g. an FMI input), per system.
+    external: Vec<Vec<f64>>,
 }
 
 impl ControlLoop {
@@ -859,12 +863,12 @@ impl ControlLoop {
         Ok(())
     }
 
-    /// g_s = Σ over the controllers acting on s of B u (or G(t, q, v, u)),
-    /// handed to the plant.
+    /// g_s = external_s + Σ over the controllers acting on s of B u (or
+    /// G(t, q, v, u)), handed to the plant.
     fn refresh_input(&mut self, s: SystemId) -> Result<(), ControlError> {
         let t = self.plant.time();
         let g = &mut self.inputs[s.0];
-        g.iter_mut().for_each(|x| *x = 0.0);
+        g.copy_from_slice(&self.external[s.0]);
         for c in self.controllers.iter_mut().filter(|c| c.system == s) {
             match &c.input {
                 InputMap::Matrix(b) => {
@@ -900,6 +904,45 @@ impl ControlLoop {
                 },
                 e => e.into(),
             })
+    }
+
+    /// Sets the part of a system's input g that comes from outside the loop
+    /// (a disturbance, an FMI input): it is added to the actuators' inputs
+    /// and held until changed.
+    pub fn set_external_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), ControlError> {
+        let name = || self.plant.model().system(s).name.clone();
+        let ext = self
+            .external
+            .get(s.0)
+            .ok_or_else(|| ControlError::BadReference(format!("no system {}", s.0)))?;
+        if ext.len() != g.len() {
+            return Err(dim_err(
+                &name(),
+                "external input",
+                g.len().to_string(),
+                ext.len().to_string(),
+            ));
+        }
+        if let Some(bad) = g.iter().find(|x| !x.is_finite()) {
+            return Err(ControlError::InvalidValue {
+                object: name(),
+                what: "external input".into(),
+                value: *bad,
+                reason: "must be finite".into(),
+            });
+        }
+        self.external[s.0].copy_from_slice(g);
+        self.refresh_input(s)
+    }
+
+    /// The external part of a system's input (zeros unless set).
+    pub fn external_input(&self, s: SystemId) -> &[f64] {
+        &self.external[s.0]
+    }
+
+    /// Sets the input u of a relation (held until changed).
+    pub fn set_relation_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), ControlError> {
+        Ok(self.plant.set_input(i, u)?)
     }
 
     /// The plant simulation.

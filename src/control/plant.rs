@@ -43,6 +43,10 @@ pub trait Plant: Send {
     fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError>;
     /// The input g held on a system.
     fn system_input(&self, s: SystemId) -> &[f64];
+    /// Sets the input u of a relation (held until changed).
+    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError>;
+    /// The input u held on a relation.
+    fn relation_input(&self, i: InteractionId) -> &[f64];
     /// Output y of an interaction.
     fn y(&self, i: InteractionId) -> &[f64];
     /// Multiplier λ of an interaction (the impulse for impact laws).
@@ -100,6 +104,12 @@ impl Plant for TimeStepping {
     }
     fn system_input(&self, s: SystemId) -> &[f64] {
         TimeStepping::system_input(self, s)
+    }
+    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError> {
+        TimeStepping::set_input(self, i, u)
+    }
+    fn relation_input(&self, i: InteractionId) -> &[f64] {
+        TimeStepping::relation_input(self, i)
     }
     fn y(&self, i: InteractionId) -> &[f64] {
         TimeStepping::y(self, i)

@@ -158,6 +158,63 @@ impl EventManager {
     }
 }
 
+/// The schedule of an [`EventManager`] as plain data, to save and restore a
+/// simulation's complete state: per source (offset, period, occurrences
+/// delivered), and the pending queue as (tick, kind, source) in any order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EventSchedule {
+    /// (offset, period, count) of each source, in registration order.
+    pub sources: Vec<(i64, Option<i64>, i64)>,
+    /// Pending occurrences: (tick, kind, source index).
+    pub queue: Vec<(i64, EventKind, usize)>,
+}
+
+impl EventManager {
+    /// The schedule as plain data (see [`EventSchedule`]).
+    pub fn schedule(&self) -> EventSchedule {
+        let mut queue: Vec<(i64, EventKind, usize)> =
+            self.queue.iter().map(|Reverse(e)| *e).collect();
+        queue.sort_unstable();
+        EventSchedule {
+            sources: self
+                .sources
+                .iter()
+                .map(|s| (s.offset, s.period, s.count))
+                .collect(),
+            queue,
+        }
+    }
+
+    /// A manager with exactly this schedule. Fails (with a reason) when a
+    /// queued event names a source that does not exist or a period is not
+    /// positive.
+    pub fn from_schedule(schedule: &EventSchedule) -> Result<EventManager, String> {
+        let n = schedule.sources.len();
+        if let Some(p) = schedule
+            .sources
+            .iter()
+            .find(|s| s.1.is_some_and(|p| p <= 0))
+        {
+            return Err(format!("event source with period {:?}", p.1));
+        }
+        if let Some(e) = schedule.queue.iter().find(|e| e.2 >= n) {
+            return Err(format!("queued event of source {} (only {n} sources)", e.2));
+        }
+        Ok(EventManager {
+            sources: schedule
+                .sources
+                .iter()
+                .map(|&(offset, period, count)| Source {
+                    offset,
+                    period,
+                    count,
+                })
+                .collect(),
+            queue: schedule.queue.iter().map(|&e| Reverse(e)).collect(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,8 @@ pub mod events;
 pub mod time_stepping;
 
 pub use clock::{ClockError, Rational, TimeBase};
-pub use events::{Event, EventKind, EventManager, SourceId};
+pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId};
 pub use time_stepping::{
-    Assembly, FirstOrderScheme, ProblemFamily, SimulationError, Statistics, StepOutcome,
-    TimeStepping, TimeSteppingSettings,
+    Assembly, FirstOrderScheme, ProblemFamily, SimulationError, StateError, Statistics,
+    StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,
 };

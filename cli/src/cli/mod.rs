@@ -5,6 +5,7 @@
 //! that failed), 2 for bad input (unreadable or malformed file, bad option
 //! values).
 
+mod fmu;
 mod plot;
 mod run;
 mod solve;
@@ -46,6 +47,11 @@ pub enum Command {
     /// from t0 to t_end, and recorded at every output instant.
     #[command(after_long_help = run::long_help())]
     Run(run::RunArgs),
+
+    /// FMI 2.0 co-simulation: export a scenario as an FMU.
+    ///
+    /// `nonsmooth fmu export SCENARIO.toml -o NAME.fmu` (see docs/fmi.md).
+    Fmu(fmu::FmuArgs),
 }
 
 /// The control laws scenarios may name.
@@ -61,6 +67,7 @@ pub fn main() -> ExitCode {
         Command::Solve(args) => solve::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Run(args) => run::run(args),
+        Command::Fmu(args) => fmu::run(args),
     }
 }
 

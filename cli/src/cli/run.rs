@@ -48,7 +48,7 @@ pub struct RunArgs {
     pub plot: bool,
 }
 
-fn parse_assignment(s: &str) -> Result<(String, String), String> {
+pub(crate) fn parse_assignment(s: &str) -> Result<(String, String), String> {
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("`{s}`: expected NAME=VALUE"))?;

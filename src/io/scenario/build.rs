@@ -537,6 +537,8 @@ pub(super) fn build(
         });
     }
 
+    let fmi = super::fmi::fmi_spec(ctx, file, model_ref, &control_vars, &columns, &params)?;
+
     Ok(BuiltScenario {
         name: file.name.get_ref().clone(),
         description: file.description.clone(),
@@ -548,6 +550,7 @@ pub(super) fn build(
         catalog,
         columns,
         plots,
+        fmi,
         places,
     })
 }

@@ -30,6 +30,7 @@ mod build;
 mod control;
 pub mod error;
 pub mod expr;
+pub mod fmi;
 mod params;
 pub mod record;
 pub mod schema;
@@ -42,6 +43,7 @@ use std::sync::Arc;
 
 pub use control::ControlPlan;
 pub use error::{Place, Result, ScenarioError};
+pub use fmi::{FmiInput, FmiSpec, InputTarget};
 pub use record::{Column, Variable, DEFAULT_COLUMN_LIMIT};
 pub use schema::Quantity;
 
@@ -160,6 +162,11 @@ impl Scenario {
         Ok(())
     }
 
+    /// The values given with [`Scenario::set_parameter`], by name.
+    pub fn overrides(&self) -> &BTreeMap<String, Quantity> {
+        &self.overrides
+    }
+
     /// The parameter values, after overrides.
     pub fn parameters(&self) -> Result<BTreeMap<String, f64>> {
         params::parameters(&self.source, &self.file, &self.overrides)
@@ -229,6 +236,8 @@ pub struct BuiltScenario {
     /// Sensors, observers and controllers.
     pub control: ControlPlan,
     catalog: Catalog,
+    /// What an exported FMU exposes (`[fmi]`, see docs/fmi.md).
+    pub fmi: FmiSpec,
     places: Places,
 }
 
@@ -245,9 +254,10 @@ impl BuiltScenario {
         format!("{}.csv", self.name)
     }
 
-    /// Sets up the simulation of the plant alone; its errors are located in
-    /// the file. A scenario with sensors, observers or controllers is run
-    /// with [`BuiltScenario::control_loop`] instead (this refuses it).
+    /// Sets up the simulation of the plant alone, with the declared `[fmi]`
+    /// inputs held at their start values; its errors are located in the
+    /// file. A scenario with sensors, observers or controllers is run with
+    /// [`BuiltScenario::control_loop`] instead (this refuses it).
     pub fn simulation(&self) -> Result<TimeStepping> {
         if !self.control.is_empty() {
             return Err(ScenarioError::Invalid {
@@ -255,21 +265,37 @@ impl BuiltScenario {
                 reason: "the scenario has control objects: run it as a control loop".into(),
             });
         }
-        TimeStepping::new(Arc::clone(&self.model), self.settings.clone())
-            .map_err(|e| self.places.simulation_error(e))
+        let mut sim = TimeStepping::new(Arc::clone(&self.model), self.settings.clone())
+            .map_err(|e| self.places.simulation_error(e))?;
+        if self.fmi.inputs.iter().any(|i| i.start != 0.0) {
+            self.fmi
+                .apply_inputs(&mut sim, &self.fmi.input_starts())
+                .map_err(|e| self.places.simulation_error(e))?;
+        }
+        Ok(sim)
     }
 
     /// Sets up the closed loop: the plant's simulation with fresh instances
     /// of the sensors, observers and controllers (a scenario without them
     /// gives a loop that only integrates the plant).
+    /// The declared `[fmi]` inputs are held at their start values.
     pub fn control_loop(&self) -> Result<ControlLoop> {
-        control::instantiate(
+        let mut cl = control::instantiate(
             &self.control,
             &self.model,
             &self.settings,
             self.catalog.0.as_ref(),
             &self.places,
-        )
+        )?;
+        if self.fmi.inputs.iter().any(|i| i.start != 0.0) {
+            self.fmi
+                .apply_inputs(&mut cl, &self.fmi.input_starts())
+                .map_err(|e| ScenarioError::Invalid {
+                    at: self.places.simulation.clone(),
+                    reason: e.to_string(),
+                })?;
+        }
+        Ok(cl)
     }
 
     /// Writes the current row of a control loop built by

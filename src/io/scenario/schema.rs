@@ -104,6 +104,8 @@ pub struct ScenarioFile {
     /// Plots of recorded columns.
     #[serde(default)]
     pub plots: Vec<Spanned<PlotEntry>>,
+    /// FMI export: inputs, outputs, tunable parameters, units.
+    pub fmi: Option<Spanned<FmiTable>>,
 }
 
 /// `[simulation]`.
@@ -322,4 +324,35 @@ pub struct ControllerEntry {
     pub u0: Option<SVec>,
     /// Parameters of the law.
     pub params: Option<LawParamTable>,
+}
+
+/// `[fmi]`: how the scenario appears as an FMU (docs/fmi.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FmiTable {
+    /// The FMU's model identifier (default: from the scenario name).
+    pub model_identifier: Option<SStr>,
+    /// Output selectors (default: the recorded columns).
+    pub outputs: Option<Spanned<Vec<SStr>>>,
+    /// Parameters that may change between communication steps.
+    pub tunable: Option<Spanned<Vec<SStr>>>,
+    /// Declared inputs.
+    #[serde(default)]
+    pub inputs: Vec<Spanned<FmiInputEntry>>,
+    /// Units of parameters, inputs and outputs.
+    pub units: Option<Spanned<BTreeMap<String, SStr>>>,
+}
+
+/// One `[[fmi.inputs]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FmiInputEntry {
+    /// The variable name (default: the target).
+    pub name: Option<SStr>,
+    /// `<system>.g[i]` or `<interaction>.u[i]`.
+    pub target: SStr,
+    /// Value held until the host sets one (default 0).
+    pub start: Option<SQ>,
+    /// Free text.
+    pub description: Option<String>,
 }

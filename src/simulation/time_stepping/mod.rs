@@ -27,6 +27,7 @@
 
 mod interaction_work;
 mod problem;
+mod state;
 mod system_work;
 
 use std::sync::Arc;
@@ -34,6 +35,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 pub use problem::{Assembly, ProblemFamily};
+pub use state::{StateError, TimeSteppingState};
 
 use self::interaction_work::InteractionWork;
 use self::problem::OneStepProblem;

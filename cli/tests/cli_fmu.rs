@@ -1,0 +1,567 @@
+//! `nonsmooth fmu export` end to end, checked by real importers:
+//!
+//! * the archive's layout and modelDescription.xml (no external tool);
+//! * `fmpy validate`, and `fmpy simulate` against the native `nonsmooth
+//!   run` at every communication point (also with a parameter set);
+//! * `fmutool -check` (fmu-manipulation-toolbox);
+//! * a Python host (fmpy's FMU2Slave): rollback, serialized states,
+//!   several instances (`tests/fmi/python_host.py`);
+//! * a C host compiled with gcc that makes every mistake it can
+//!   (`tests/fmi/bad_host.c`);
+//! * a plant FMU and a controller FMU connected in libcosim
+//!   (`tests/fmi/cosim.py`) against the same loop in one process.
+//!
+//! The Python tools live in a virtual environment: `NONSMOOTH_FMI_VENV`, or
+//! `target/fmi-venv` at the workspace root when it is not set. `.ci/fmi-venv`
+//! creates it. Without it these tests FAIL (they never skip): see README.md.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use nonsmooth::io::scenario::Scenario;
+use nonsmooth::modelling::SystemId;
+
+fn manifest() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn example(name: &str) -> PathBuf {
+    manifest().join("examples").join(name)
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn nonsmooth(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nonsmooth"))
+        .args(args)
+        .current_dir(manifest())
+        .output()
+        .expect("the nonsmooth binary runs")
+}
+
+/// Exports `scenario` (with `--set` values) into `dir`; returns the FMU path.
+fn export(dir: &Path, scenario: &str, sets: &[&str]) -> PathBuf {
+    let fmu = dir.join(format!("{}.fmu", scenario.trim_end_matches(".toml")));
+    let file = example(scenario);
+    let mut args = vec![
+        "fmu",
+        "export",
+        file.to_str().unwrap(),
+        "-o",
+        fmu.to_str().unwrap(),
+    ];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let out = nonsmooth(&args);
+    assert!(out.status.success(), "export failed: {}", stderr(&out));
+    fmu
+}
+
+/// The virtual environment with fmpy and fmu-manipulation-toolbox; fails
+/// with instructions when it is missing.
+fn venv() -> PathBuf {
+    let dir = std::env::var_os("NONSMOOTH_FMI_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest().join("target/fmi-venv"));
+    let python = dir.join("bin/python");
+    let ok = Command::new(&python)
+        .args(["-c", "import fmpy, fmu_manipulation_toolbox, libcosimpy"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "the FMI test tools are missing: {} cannot import fmpy, fmu_manipulation_toolbox and libcosimpy.\n\
+         Create the environment with `.ci/fmi-venv` (or `python3 -m venv target/fmi-venv && \
+         target/fmi-venv/bin/pip install -r .ci/fmi-requirements.txt`), or point \
+         NONSMOOTH_FMI_VENV at one.",
+        python.display()
+    );
+    dir
+}
+
+fn tool(venv: &Path, name: &str, args: &[&str]) -> Output {
+    Command::new(venv.join("bin").join(name))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Header and rows of a CSV of numbers (quotes around names removed).
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = lines
+        .next()
+        .expect("a header")
+        .split(',')
+        .map(|s| s.trim_matches('"').to_string())
+        .collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse::<f64>().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+/// The entries of a zip archive, with their contents.
+fn unzip(fmu: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut z = zip::ZipArchive::new(fs::File::open(fmu).unwrap()).unwrap();
+    (0..z.len())
+        .map(|k| {
+            let mut f = z.by_index(k).unwrap();
+            let mut data = Vec::new();
+            f.read_to_end(&mut data).unwrap();
+            (f.name().unwrap().to_string(), data)
+        })
+        .collect()
+}
+
+fn extract(fmu: &Path, dir: &Path) {
+    for (name, data) in unzip(fmu) {
+        let p = dir.join(name);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, data).unwrap();
+    }
+}
+
+fn attribute(xml: &str, name: &str) -> String {
+    let key = format!("{name}=\"");
+    let start = xml.find(&key).unwrap_or_else(|| panic!("no {name}")) + key.len();
+    xml[start..start + xml[start..].find('"').unwrap()].to_string()
+}
+
+#[test]
+fn export_writes_the_fmu_layout_and_model_description() {
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = export(dir.path(), "bouncing_ball.toml", &["height=2"]);
+    let entries = unzip(&fmu);
+    let names: Vec<&str> = entries.iter().map(|e| e.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "modelDescription.xml",
+            "binaries/linux64/bouncing_ball.so",
+            "resources/scenario.toml",
+            "resources/nonsmooth-fmu.json"
+        ]
+    );
+    let xml = String::from_utf8(entries[0].1.clone()).unwrap();
+    assert!(entries[1].1.starts_with(b"\x7fELF"));
+    let config = String::from_utf8(entries[3].1.clone()).unwrap();
+    let guid = attribute(&xml, "guid");
+    assert!(config.contains(&guid), "{config}");
+    assert!(config.contains("\"height\"") && config.contains("\"2\""));
+    for needle in [
+        r#"modelIdentifier="bouncing_ball""#,
+        r#"canHandleVariableCommunicationStepSize="true""#,
+        r#"canGetAndSetFMUstate="true""#,
+        r#"canSerializeFMUstate="true""#,
+        r#"<ScalarVariable name="height" valueReference="1" causality="parameter" variability="fixed" initial="exact">"#,
+        r#"<Real unit="m" start="2.0"/>"#,
+        r#"name="restitution" valueReference="4" causality="parameter" variability="tunable""#,
+        r#"name="push" valueReference="8" description="vertical force on the ball" causality="input" variability="continuous">"#,
+        r#"<Real unit="N" start="0.0"/>"#,
+        r#"name="ball.q[0]" valueReference="9""#,
+        r#"<Unit name="m/s2"/>"#,
+        r#"<Unknown index="10" dependencies=""/>"#,
+        r#"<DefaultExperiment startTime="0.0" stopTime="10.0" stepSize="0.005"/>"#,
+    ] {
+        assert!(xml.contains(needle), "missing {needle} in\n{xml}");
+    }
+    // The same scenario and values give the same GUID; others another.
+    let again = export(
+        &dir.path().join("again"),
+        "bouncing_ball.toml",
+        &["height=2"],
+    );
+    assert_eq!(
+        attribute(
+            &String::from_utf8(unzip(&again)[0].1.clone()).unwrap(),
+            "guid"
+        ),
+        guid
+    );
+    let other = export(
+        &dir.path().join("other"),
+        "bouncing_ball.toml",
+        &["height=3"],
+    );
+    assert_ne!(
+        attribute(
+            &String::from_utf8(unzip(&other)[0].1.clone()).unwrap(),
+            "guid"
+        ),
+        guid
+    );
+}
+
+#[test]
+fn export_errors_are_reported_with_exit_status_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = dir.path().join("x.fmu");
+    let ball = example("bouncing_ball.toml");
+    let out = nonsmooth(&[
+        "fmu",
+        "export",
+        ball.to_str().unwrap(),
+        "-o",
+        fmu.to_str().unwrap(),
+        "--set",
+        "heigth=1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no parameter `heigth`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = nonsmooth(&[
+        "fmu",
+        "export",
+        ball.to_str().unwrap(),
+        "-o",
+        fmu.to_str().unwrap(),
+        "--library",
+        "/no/such/lib.so",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("/no/such/lib.so"), "{}", stderr(&out));
+    // A bad [fmi] table is located in the file.
+    let bad = dir.path().join("bad.toml");
+    let text = fs::read_to_string(&ball)
+        .unwrap()
+        .replace("ball.g[0]", "ball.g[7]");
+    fs::write(&bad, text).unwrap();
+    let out = nonsmooth(&[
+        "fmu",
+        "export",
+        bad.to_str().unwrap(),
+        "-o",
+        fmu.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("bad.toml:") && stderr(&out).contains("out of range"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!fmu.exists());
+}
+
+/// Rows of `fmpy simulate` equal those of `nonsmooth run` at every
+/// communication point (the grid is a multiple of the step).
+fn compare_with_native(sim_csv: &Path, native_csv: &Path, every: usize) {
+    let (h1, fmu_rows) = read_csv(sim_csv);
+    let (h2, native_rows) = read_csv(native_csv);
+    assert_eq!(h1[1..], h2[1..], "same output columns");
+    let native: Vec<&Vec<f64>> = native_rows.iter().step_by(every).collect();
+    assert_eq!(fmu_rows.len(), native.len());
+    let mut worst = 0.0f64;
+    for (a, b) in fmu_rows.iter().zip(native) {
+        assert!((a[0] - b[0]).abs() < 1e-9, "times {} and {}", a[0], b[0]);
+        for (x, y) in a[1..].iter().zip(&b[1..]) {
+            worst = worst.max((x - y).abs());
+        }
+    }
+    assert!(worst <= 1e-12, "largest difference {worst:e}");
+}
+
+#[test]
+fn fmpy_validates_and_simulates_like_the_native_run() {
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fmu = export(d, "bouncing_ball.toml", &[]);
+    let out = tool(&venv, "fmpy", &["validate", fmu.to_str().unwrap()]);
+    assert!(
+        out.status.success() && stdout(&out).contains("No problems found"),
+        "fmpy validate: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+
+    let native = d.join("native");
+    let ball = example("bouncing_ball.toml");
+    let run = nonsmooth(&[
+        "run",
+        ball.to_str().unwrap(),
+        "--out",
+        native.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    for (interval, every) in [("0.005", 1), ("0.05", 10)] {
+        let csv = d.join(format!("fmpy_{every}.csv"));
+        let out = tool(
+            &venv,
+            "fmpy",
+            &[
+                "simulate",
+                fmu.to_str().unwrap(),
+                "--output-interval",
+                interval,
+                "--output-file",
+                csv.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "fmpy simulate: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        compare_with_native(&csv, &native.join("bouncing_ball.csv"), every);
+    }
+
+    // A parameter set by the importer, and the same --set natively.
+    let csv = d.join("fmpy_e.csv");
+    let out = tool(
+        &venv,
+        "fmpy",
+        &[
+            "simulate",
+            fmu.to_str().unwrap(),
+            "--output-interval",
+            "0.005",
+            "--start-values",
+            "restitution",
+            "0.5",
+            "--output-file",
+            csv.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "fmpy simulate: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let native_e = d.join("native_e");
+    let run = nonsmooth(&[
+        "run",
+        ball.to_str().unwrap(),
+        "--out",
+        native_e.to_str().unwrap(),
+        "-q",
+        "--set",
+        "restitution=0.5",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    compare_with_native(&csv, &native_e.join("bouncing_ball.csv"), 1);
+}
+
+#[test]
+fn fmpy_simulates_the_relay_and_the_diode_bridge_like_the_native_run() {
+    // A relay (sliding-mode) feedback loop, and an MLCP circuit.
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (scenario, step) in [("relay.toml", "0.01"), ("diode_bridge.toml", "1e-6")] {
+        let fmu = export(d, scenario, &[]);
+        let name = scenario.trim_end_matches(".toml");
+        let csv = d.join(format!("{name}_fmpy.csv"));
+        let out = tool(
+            &venv,
+            "fmpy",
+            &[
+                "simulate",
+                fmu.to_str().unwrap(),
+                "--output-interval",
+                step,
+                "--output-file",
+                csv.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "fmpy simulate {scenario}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let native = d.join(format!("{name}_native"));
+        let run = nonsmooth(&[
+            "run",
+            example(scenario).to_str().unwrap(),
+            "--out",
+            native.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(run.status.success(), "{}", stderr(&run));
+        compare_with_native(&csv, &native.join(format!("{name}.csv")), 1);
+    }
+}
+
+#[test]
+fn fmutool_checks_the_fmu() {
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    for scenario in ["bouncing_ball.toml", "diode_bridge.toml", "relay.toml"] {
+        let fmu = export(dir.path(), scenario, &[]);
+        let out = tool(
+            &venv,
+            "fmutool",
+            &["-input", fmu.to_str().unwrap(), "-check"],
+        );
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            out.status.success()
+                && text.contains("compliant with FMI-2.0")
+                && text.contains("No semantic error")
+                && !text.contains("ERROR"),
+            "fmutool -check {scenario}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn python_host_rolls_back_and_runs_several_instances() {
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = export(dir.path(), "bouncing_ball.toml", &[]);
+    let host = manifest().join("cli/tests/fmi/python_host.py");
+    let out = tool(
+        &venv,
+        "python",
+        &[host.to_str().unwrap(), fmu.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success() && stdout(&out).contains(" passed, 0 failed"),
+        "python host:\n{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+#[test]
+fn c_host_mistakes_are_errors_with_messages_never_crashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fmu = export(d, "bouncing_ball.toml", &[]);
+    let unpacked = d.join("unpacked");
+    extract(&fmu, &unpacked);
+    let xml = fs::read_to_string(unpacked.join("modelDescription.xml")).unwrap();
+    let guid = attribute(&xml, "guid");
+    let exe = d.join("bad_host");
+    let src = manifest().join("cli/tests/fmi/bad_host.c");
+    let cc = Command::new("gcc")
+        .args(["-O1", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .args(["-ldl", "-lm"])
+        .output()
+        .expect("gcc runs (the C host needs a C compiler)");
+    assert!(cc.status.success(), "gcc: {}", stderr(&cc));
+    let lib = unpacked.join("binaries/linux64/bouncing_ball.so");
+    let uri = format!("file://{}", unpacked.join("resources").display());
+    let out = Command::new(&exe)
+        .arg(&lib)
+        .arg(&uri)
+        .arg(&guid)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && stdout(&out).contains(" passed, 0 failed"),
+        "C host (status {:?}):\n{}{}",
+        out.status,
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_plant_and_a_controller_fmu_in_libcosim_match_the_single_process_loop() {
+    // Plant: a mass on a spring hitting a stop, force from outside.
+    // Controller: a linear filter of the measured position whose second
+    // state is the force. libcosim exchanges outputs and inputs at each
+    // communication point; the same exchange in one process (both
+    // simulations in lockstep, inputs held over the communication step)
+    // must give the same numbers.
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = manifest().join("cli/tests/fmi");
+    let mut fmus = Vec::new();
+    for name in ["plant", "controller"] {
+        let fmu = d.join(format!("{name}.fmu"));
+        let src = data.join(format!("{name}.toml"));
+        let out = nonsmooth(&[
+            "fmu",
+            "export",
+            src.to_str().unwrap(),
+            "-o",
+            fmu.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        fmus.push(fmu);
+    }
+    for (comm_steps, steps) in [(1usize, 500usize), (3, 150)] {
+        let csv = d.join(format!("cosim_{comm_steps}.csv"));
+        let ns = (comm_steps as u64 * 10_000_000).to_string();
+        let out = tool(
+            &venv,
+            "python",
+            &[
+                data.join("cosim.py").to_str().unwrap(),
+                fmus[0].to_str().unwrap(),
+                fmus[1].to_str().unwrap(),
+                &ns,
+                &steps.to_string(),
+                csv.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "libcosim: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let (_, rows) = read_csv(&csv);
+        assert_eq!(rows.len(), steps);
+
+        let build = |name: &str| {
+            Scenario::from_file(data.join(format!("{name}.toml")))
+                .unwrap()
+                .build()
+                .unwrap()
+                .simulation()
+                .unwrap()
+        };
+        let (mut plant, mut ctrl) = (build("plant"), build("controller"));
+        plant.step().unwrap();
+        ctrl.step().unwrap();
+        let s = SystemId(0);
+        let mut worst = 0.0f64;
+        let mut impacts = 0;
+        for row in &rows {
+            let (force, q) = (ctrl.x(s)[1], plant.q(s)[0]);
+            plant.set_system_input(s, &[force]).unwrap();
+            ctrl.set_system_input(s, &[q, 0.0]).unwrap();
+            for _ in 0..comm_steps {
+                plant.step().unwrap();
+                ctrl.step().unwrap();
+                impacts += (plant.lambda(nonsmooth::modelling::InteractionId(0))[0] > 0.0) as usize;
+            }
+            for (x, y) in row[1..]
+                .iter()
+                .zip([plant.q(s)[0], plant.v(s)[0], ctrl.x(s)[1]])
+            {
+                worst = worst.max((x - y).abs());
+            }
+        }
+        assert!(impacts > 0, "the stop is hit");
+        assert!(
+            worst <= 1e-12,
+            "communication step {comm_steps} h: largest difference {worst:e}"
+        );
+    }
+}
