@@ -1,10 +1,15 @@
-//! Simulation: the exact event clock, the event manager and time-stepping.
+//! Simulation: the exact event clock, the event manager, time-stepping and
+//! event-driven integration.
 
 pub mod clock;
+pub mod event_driven;
 pub mod events;
 pub mod time_stepping;
 
 pub use clock::{ClockError, Rational, TimeBase};
+pub use event_driven::{
+    EventDriven, EventDrivenSettings, EventDrivenStatistics, OdeMethod, Transition, TransitionKind,
+};
 pub use events::{Event, EventKind, EventManager, SourceId};
 pub use time_stepping::{
     Assembly, FirstOrderScheme, ProblemFamily, SimulationError, Statistics, StepOutcome,

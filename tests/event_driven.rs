@@ -1,0 +1,233 @@
+//! Event-driven integration against analytic solutions: the bouncing ball
+//! (impact times, accumulation, rest with the contact force m g) and the
+//! diode bridge (a damped LC oscillator behind the rectifier).
+
+mod common;
+
+use std::sync::Arc;
+
+use nonsmooth::simulation::{
+    EventDriven, EventDrivenSettings, EventKind, OdeMethod, StepOutcome, TimeStepping,
+    TimeSteppingSettings, TransitionKind,
+};
+
+const G: f64 = 9.81;
+const E: f64 = 0.9;
+
+/// Analytic impact times of the ball (radius 0.1, dropped from height 1 at
+/// rest, restitution e): first impact after the fall of 0.9, then flights
+/// of 2 eᵏ v₁ / g.
+fn impact_times(n: usize) -> Vec<f64> {
+    let t1 = (2.0 * 0.9 / G).sqrt();
+    let v1 = G * t1;
+    (0..n)
+        .map(|k| {
+            // t_{k+1} = t₁ + (2 v₁/g) Σ_{j=1..k} eʲ = t₁ + (2 v₁/g) e (1 − eᵏ)/(1 − e).
+            t1 + 2.0 * v1 / G * E * (1.0 - E.powi(k as i32)) / (1.0 - E)
+        })
+        .collect()
+}
+
+/// Analytic height of the ball's centre at t (before the accumulation point).
+fn height(t: f64, times: &[f64]) -> f64 {
+    let v1 = G * times[0];
+    match times.iter().rposition(|&ti| ti <= t) {
+        None => 1.0 - 0.5 * G * t * t,
+        Some(k) => {
+            let s = t - times[k];
+            let v = E.powi(k as i32 + 1) * v1;
+            0.1 + v * s - 0.5 * G * s * s
+        }
+    }
+}
+
+#[test]
+fn bouncing_ball_impact_times_rest_and_final_time() {
+    let (model, ball, floor) = common::bouncing_ball(1.0, E, 0.1);
+    let mut sim = EventDriven::new(model, EventDrivenSettings::new(0.005, 10.0)).unwrap();
+    let exact = impact_times(200);
+    let mut impacts = Vec::new();
+    let mut rest_at = None;
+    let mut max_height_error: f64 = 0.0;
+    let mut last_t = 0.0;
+    while let StepOutcome::Advanced { t, .. } = sim.step().unwrap() {
+        assert!(t >= last_t, "time goes back: {t} < {last_t}");
+        last_t = t;
+        assert_eq!(t, sim.time());
+        for tr in sim.last_transitions() {
+            assert_eq!(tr.interaction, floor);
+            match tr.kind {
+                TransitionKind::Impact => impacts.push(t),
+                TransitionKind::Contact => rest_at = Some(t),
+                k => panic!("unexpected {k:?} at {t}"),
+            }
+        }
+        if sim.is_output_instant() && impacts.len() < 40 && t < exact[39] {
+            let h = sim.q(ball)[0];
+            max_height_error = max_height_error.max((h - height(t, &exact)).abs());
+        }
+        if rest_at.is_some() {
+            // At rest: on the floor, still, and the contact force is m g.
+            assert!(sim.y(floor)[0].abs() < 1e-12, "{}", sim.y(floor)[0]);
+            assert!(sim.v(ball)[0].abs() < 1e-12);
+            assert!(
+                (sim.lambda(floor)[0] - G).abs() < 1e-12 * G,
+                "{}",
+                sim.lambda(floor)[0]
+            );
+        }
+    }
+    assert_eq!(last_t, 10.0, "the run reaches T");
+    assert!(impacts.len() >= 40, "{} impacts", impacts.len());
+    for (k, (t, te)) in impacts.iter().zip(&exact).take(40).enumerate() {
+        assert!(
+            (t - te).abs() <= 1e-12,
+            "impact {}: {t} vs analytic {te} (error {:.2e})",
+            k + 1,
+            t - te
+        );
+    }
+    assert!(
+        max_height_error < 1e-12,
+        "height error {max_height_error:.2e}"
+    );
+    // The accumulation point of the analytic bounces.
+    let t1 = exact[0];
+    let t_inf = t1 + 2.0 * G * t1 / G * E / (1.0 - E);
+    let rest = rest_at.expect("the ball comes to rest");
+    assert!(
+        rest < 10.0 && (rest - t_inf).abs() < 1e-3,
+        "rest at {rest}, accumulation point {t_inf}"
+    );
+    let st = sim.event_statistics();
+    assert_eq!(st.accumulations, 1, "{st:?}");
+    // After rest no more impacts are located.
+    assert!(impacts.iter().all(|&t| t <= rest));
+}
+
+/// The diode bridge behind its rectifier is the damped LC oscillator
+/// v̇_L = −i_L/C − v_L/(RC), i̇_L = v_L/L in both conduction modes (the
+/// resistor current is |v_L|/R): x(t) = exp(A t) x₀ exactly.
+fn bridge_exact(t: f64) -> [f64; 2] {
+    let (l, c, r) = (1e-2, 1e-6, 1e3);
+    let a = nalgebra::dmatrix![-1.0 / (r * c), -1.0 / c; 1.0 / l, 0.0];
+    let x = (a * t).exp() * nalgebra::dvector![10.0, 0.0];
+    [x[0], x[1]]
+}
+
+/// The analytic zero crossings of v_L in (0, T], where the diodes switch.
+fn bridge_switch_times(t_end: f64) -> Vec<f64> {
+    // v_L = e^{−αt}(V₀ cos ω t + B sin ω t), B = (v̇_L(0) + α V₀)/ω.
+    let (l, c, r): (f64, f64, f64) = (1e-2, 1e-6, 1e3);
+    let alpha = 1.0 / (2.0 * r * c);
+    let omega = (1.0 / (l * c) - alpha * alpha).sqrt();
+    let v0: f64 = 10.0;
+    let b = (-v0 / (r * c) + alpha * v0) / omega;
+    // V₀ cos ωt + B sin ωt = ρ cos(ωt − φ), φ = atan2(B, V₀): zeros at ωt − φ = π/2 + kπ.
+    let phi = b.atan2(v0);
+    (0..)
+        .map(|k| (std::f64::consts::FRAC_PI_2 + k as f64 * std::f64::consts::PI + phi) / omega)
+        .take_while(|&t| t <= t_end)
+        .filter(|&t| t > 0.0)
+        .collect()
+}
+
+fn run_bridge_event_driven(method: OdeMethod, tol: f64) -> (Vec<(f64, f64, f64)>, Vec<f64>) {
+    let (model, circuit, diodes) = common::diode_bridge();
+    let mut s = EventDrivenSettings::new(1e-5, 5e-3);
+    s.method = method;
+    s.rtol = tol;
+    s.atol = tol;
+    let mut sim = EventDriven::new(model, s).unwrap();
+    let (mut rows, mut switches) = (Vec::new(), Vec::new());
+    while let StepOutcome::Advanced { t, .. } = sim.step().unwrap() {
+        if sim
+            .last_events()
+            .iter()
+            .any(|e| e.kind == EventKind::NonSmooth)
+        {
+            assert!(sim
+                .last_transitions()
+                .iter()
+                .all(|tr| tr.kind == TransitionKind::ModeSwitch && tr.interaction == diodes));
+            if !sim.last_transitions().is_empty() {
+                switches.push(t);
+            }
+        }
+        if sim.is_output_instant() {
+            let x = sim.x(circuit);
+            rows.push((t, x[0], x[1]));
+            // Complementarity holds at every output: 0 ≤ y ⊥ λ ≥ 0.
+            for (y, l) in sim.y(diodes).iter().zip(sim.lambda(diodes)) {
+                assert!(
+                    *y >= -1e-9 && *l >= -1e-9 && (y * l).abs() <= 1e-9,
+                    "{t}: y {y} λ {l}"
+                );
+            }
+        }
+    }
+    (rows, switches)
+}
+
+#[test]
+fn diode_bridge_event_driven_follows_the_analytic_solution() {
+    let exact_switches = bridge_switch_times(5e-3);
+    assert!(exact_switches.len() > 10);
+    for (method, tol, state_tol, switch_tol) in [
+        (OdeMethod::DormandPrince, 1e-10, 1e-7, 1e-11),
+        (OdeMethod::TrBdf2, 1e-10, 2e-4, 1e-9),
+    ] {
+        let (rows, switches) = run_bridge_event_driven(method, tol);
+        assert_eq!(rows.len(), 501, "{method:?}");
+        let err = rows.iter().fold(0.0f64, |m, &(t, v, i)| {
+            let e = bridge_exact(t);
+            m.max((v - e[0]).abs()).max(1e3 * (i - e[1]).abs())
+        });
+        assert!(err < state_tol, "{method:?}: state error {err:.2e}");
+        assert_eq!(
+            switches.len(),
+            exact_switches.len(),
+            "{method:?}: {switches:?}"
+        );
+        for (t, te) in switches.iter().zip(&exact_switches) {
+            assert!(
+                (t - te).abs() < switch_tol,
+                "{method:?}: switch at {t} vs {te}"
+            );
+        }
+    }
+}
+
+/// Time-stepping (Euler–Moreau, θ = 1/2) converges to the event-driven
+/// trajectory as h → 0: the largest difference of v_L at the common output
+/// instants falls by about 10 for each tenfold smaller step. (First order:
+/// the scheme takes the input r = Bλ at the end of the step, and here r
+/// carries the resistor current.)
+#[test]
+fn diode_bridge_time_stepping_converges_to_event_driven() {
+    let (ed, _) = run_bridge_event_driven(OdeMethod::DormandPrince, 1e-11);
+    let mut errors = Vec::new();
+    for h in [1e-5, 1e-6, 1e-7] {
+        let (model, circuit, _) = common::diode_bridge();
+        let mut ts =
+            TimeStepping::new(Arc::new(model), TimeSteppingSettings::new(h, 5e-3)).unwrap();
+        let mut err: f64 = 0.0;
+        let mut k = 0;
+        while let StepOutcome::Advanced { t, .. } = ts.step().unwrap() {
+            // Compare on the event-driven output grid (every 1e-5 s).
+            while k < ed.len() && ed[k].0 < t - 1e-12 {
+                k += 1;
+            }
+            if k < ed.len() && (ed[k].0 - t).abs() < 1e-12 {
+                err = err.max((ts.x(circuit)[0] - ed[k].1).abs());
+            }
+        }
+        errors.push(err);
+    }
+    eprintln!("time-stepping vs event-driven, max |Δv_L| for h = 1e-5, 1e-6, 1e-7: {errors:?}");
+    assert!(
+        errors[0] / errors[1] > 7.0 && errors[1] / errors[2] > 7.0,
+        "{errors:?}"
+    );
+    assert!(errors[2] < 3e-3, "{errors:?}");
+}
