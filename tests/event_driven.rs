@@ -231,3 +231,141 @@ fn diode_bridge_time_stepping_converges_to_event_driven() {
     );
     assert!(errors[2] < 3e-3, "{errors:?}");
 }
+
+/// Two beads resting on each other fall onto the ground: the impact LCP
+/// over the ground and the closed contact between them gives both the
+/// velocity e V (they bounce as one body, impulses 2m(1+e)V and m(1+e)V);
+/// they come to rest with contact forces 2 m g and m g.
+#[test]
+fn stacked_beads_bounce_as_one_body_and_rest() {
+    let (gap, e, r) = (0.05, 0.5, 0.1);
+    // The pair, the lowest bead `gap` above the ground.
+    let mut b = nonsmooth::modelling::ModelBuilder::new();
+    let ids: Vec<_> = (0..2)
+        .map(|i| {
+            b.add_system(
+                &format!("bead{i}"),
+                nonsmooth::modelling::LagrangianLinearTi::new(
+                    nalgebra::dvector![r + gap + 2.0 * r * i as f64],
+                    nalgebra::dvector![0.0],
+                    nalgebra::dmatrix![1.0],
+                )
+                .with_fext(nonsmooth::modelling::TimeVector::Constant(
+                    nalgebra::dvector![-G],
+                )),
+            )
+            .unwrap()
+        })
+        .collect();
+    let law = nonsmooth::modelling::NonsmoothLaw::NewtonImpact {
+        size: 1,
+        restitution: e,
+    };
+    let ground = b
+        .add_interaction(
+            "ground",
+            &[ids[0]],
+            nonsmooth::modelling::LagrangianLinearTiR::new(nalgebra::dmatrix![1.0])
+                .with_b(nalgebra::dvector![-r]),
+            law.clone(),
+        )
+        .unwrap();
+    let contact = b
+        .add_interaction(
+            "contact1",
+            &[ids[0], ids[1]],
+            nonsmooth::modelling::LagrangianLinearTiR::new(nalgebra::dmatrix![-1.0, 1.0])
+                .with_b(nalgebra::dvector![-2.0 * r]),
+            law,
+        )
+        .unwrap();
+    let mut sim = EventDriven::new(b.build(), EventDrivenSettings::new(0.01, 2.0)).unwrap();
+    // Touching in free fall, the pair exchanges no force: not in I₂.
+    assert!(!sim.is_active(contact) && sim.y(contact)[0].abs() < 1e-15);
+    let t1 = (2.0 * gap / G).sqrt();
+    let v = G * t1;
+    let mut first = true;
+    while let StepOutcome::Advanced { t, .. } = sim.step().unwrap() {
+        let impacted = sim
+            .last_transitions()
+            .iter()
+            .any(|tr| tr.kind == TransitionKind::Impact);
+        if impacted && first {
+            first = false;
+            assert!((t - t1).abs() < 1e-13, "{t} vs {t1}");
+            for s in &ids {
+                assert!((sim.v(*s)[0] - e * v).abs() < 1e-12, "{:?}", sim.v(*s));
+            }
+            assert!((sim.impulse(ground)[0] - 2.0 * (1.0 + e) * v).abs() < 1e-12);
+            assert!((sim.impulse(contact)[0] - (1.0 + e) * v).abs() < 1e-12);
+        }
+    }
+    assert!(!first);
+    assert_eq!(sim.time(), 2.0);
+    assert!(sim.is_active(ground) && sim.is_active(contact));
+    assert!((sim.lambda(ground)[0] - 2.0 * G).abs() < 1e-10);
+    assert!((sim.lambda(contact)[0] - G).abs() < 1e-10);
+}
+
+/// A sensor at an instant off any output grid and an actuator that holds
+/// the ball against gravity from t = 0.2: the simulation stops at both
+/// exactly, and the ball then falls at constant speed to the analytic
+/// impact time.
+#[test]
+fn sources_land_exactly_and_inputs_act_from_their_instant() {
+    let (model, ball, _floor) = common::bouncing_ball(1.0, E, 0.1);
+    let settings = EventDrivenSettings::new(0.05, 1.0);
+    let mut sim =
+        EventDriven::with_times(model, settings, &[("sensor", 0.0123), ("actuator", 0.2)]).unwrap();
+    let (_, base) = sim.tick();
+    let sensor = sim
+        .add_event_source(
+            EventKind::Sensor,
+            base.ticks("sensor", 0.0123).unwrap(),
+            Some(base.period("sensor", 0.0123).unwrap()),
+            "sensor",
+        )
+        .unwrap();
+    let actuator = sim
+        .add_event_source(
+            EventKind::Actuator,
+            base.ticks("actuator", 0.2).unwrap(),
+            None,
+            "hold",
+        )
+        .unwrap();
+    assert_eq!(sim.source_name(sensor), "sensor");
+    let mut seen = 0;
+    let mut impact = None;
+    while let StepOutcome::Advanced { tick, t } = sim.step().unwrap() {
+        for ev in sim.last_events().to_vec() {
+            if ev.source == sensor {
+                seen += 1;
+                assert_eq!(t, base.seconds(tick));
+                assert_eq!(tick % base.period("sensor", 0.0123).unwrap(), 0);
+                if t <= 0.2 {
+                    // Free fall, read at the exact instant.
+                    assert!((sim.q(ball)[0] - (1.0 - 0.5 * G * t * t)).abs() < 1e-14);
+                }
+            }
+            if ev.source == actuator {
+                assert_eq!(t, 0.2);
+                sim.set_system_input(ball, &[G, 0.0, 0.0]).unwrap();
+            }
+        }
+        if sim
+            .last_transitions()
+            .iter()
+            .any(|tr| tr.kind == TransitionKind::Impact)
+            && impact.is_none()
+        {
+            impact = Some(t);
+        }
+    }
+    // First at 0.0123 s, then every 0.0123 s up to 1.
+    assert_eq!(seen, (1.0f64 / 0.0123).floor() as usize);
+    // From 0.2 on the ball moves at −0.2 g: 0.9 − g·0.02 − 0.2 g (t − 0.2) = 0.
+    let expected = 0.2 + (0.9 - G * 0.02) / (0.2 * G);
+    let t = impact.expect("an impact");
+    assert!((t - expected).abs() < 1e-13, "{t} vs {expected}");
+}
