@@ -658,3 +658,82 @@ fn reading_a_missing_file_is_an_io_error() {
         .to_string()
         .starts_with("/nonexistent/scenario.toml: cannot read"));
 }
+
+#[test]
+fn strategy_key_selects_event_driven_with_its_settings() {
+    use nonsmooth::simulation::{OdeMethod, Simulator, Strategy};
+    let text = r#"
+name = "fall"
+[simulation]
+t_end = 1
+step = 0.01
+strategy = "event-driven"
+method = "tr_bdf2"
+rtol = 1e-8
+atol = 1e-9
+accumulation_velocity = 1e-3
+accumulation_time = 1e-3
+event_tolerance = 1e-14
+output_at_events = true
+[[systems]]
+name = "ball"
+type = "lagrangian_linear"
+q0 = [1]
+mass = [[1]]
+fext = [-9.81]
+[[interactions]]
+name = "floor"
+systems = ["ball"]
+relation = { type = "lagrangian_linear", H = [[1]], b = [0] }
+law = { type = "newton_impact", restitution = 0.5 }
+[output]
+every = 2
+"#;
+    let built = Scenario::from_str(text, "fall.toml")
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(built.strategy, Strategy::EventDriven);
+    let ed = &built.event_driven;
+    assert_eq!(ed.method, OdeMethod::TrBdf2);
+    assert_eq!((ed.rtol, ed.atol), (1e-8, 1e-9));
+    assert_eq!(ed.output_step, 0.02);
+    assert!(ed.output_at_events);
+    let mut sim = built.simulator(built.strategy).unwrap();
+    assert!(matches!(sim, Simulator::EventDriven(_)));
+    let mut rows = 0;
+    let mut row = vec![0.0; built.header().len()];
+    while let nonsmooth::simulation::StepOutcome::Advanced { .. } = sim.step().unwrap() {
+        if sim.is_output_instant() {
+            built.row(&sim, &mut row);
+            rows += 1;
+        }
+    }
+    // 51 grid rows and one per impact before the accumulation point.
+    assert!(rows > 51, "{rows}");
+    // The same file runs time-stepping too.
+    assert!(matches!(
+        built.simulator(Strategy::TimeStepping).unwrap(),
+        Simulator::TimeStepping(_)
+    ));
+
+    for (bad, key) in [
+        ("strategy = \"leapfrog\"", "strategy"),
+        ("method = \"euler\"", "method"),
+        ("rtol = 2", "rtol"),
+        ("accumulation_time = -1", "accumulation_time"),
+    ] {
+        let text = format!(
+            "name = \"x\"\n[simulation]\nt_end = 1\nstep = 0.01\n{bad}\n[[systems]]\nname = \"b\"\ntype = \"lagrangian_linear\"\nq0 = [1]\nmass = [[1]]\n"
+        );
+        let err = Scenario::from_str(&text, "x.toml")
+            .unwrap()
+            .build()
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("x.toml:5:") && msg.contains(key),
+            "{bad}: {msg}"
+        );
+    }
+}

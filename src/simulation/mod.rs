@@ -4,6 +4,7 @@
 pub mod clock;
 pub mod event_driven;
 pub mod events;
+pub mod strategy;
 pub mod time_stepping;
 
 pub use clock::{ClockError, Rational, TimeBase};
@@ -11,6 +12,7 @@ pub use event_driven::{
     EventDriven, EventDrivenSettings, EventDrivenStatistics, OdeMethod, Transition, TransitionKind,
 };
 pub use events::{Event, EventKind, EventManager, SourceId};
+pub use strategy::{Simulator, StateView, Strategy};
 pub use time_stepping::{
     Assembly, FirstOrderScheme, ProblemFamily, SimulationError, Statistics, StepOutcome,
     TimeStepping, TimeSteppingSettings,

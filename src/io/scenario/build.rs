@@ -371,8 +371,8 @@ pub(super) fn build(
         .output
         .as_ref()
         .and_then(|o| o.get_ref().every.as_ref());
-    let settings = settings(ctx, file.simulation.get_ref(), every, &mut places)?;
-    ctx.t0 = settings.t0;
+    let all = settings(ctx, file.simulation.get_ref(), every, &mut places)?;
+    ctx.t0 = all.time_stepping.t0;
 
     let mut builder = ModelBuilder::new();
     let mut ids: HashMap<String, SystemId> = HashMap::new();
@@ -514,7 +514,9 @@ pub(super) fn build(
         description: file.description.clone(),
         parameters: params,
         model: Arc::new(model),
-        settings,
+        settings: all.time_stepping,
+        strategy: all.strategy,
+        event_driven: all.event_driven,
         columns,
         plots,
         places,

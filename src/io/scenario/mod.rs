@@ -46,7 +46,10 @@ pub use schema::Quantity;
 use self::error::Source;
 use self::schema::ScenarioFile;
 use crate::modelling::Model;
-use crate::simulation::{TimeStepping, TimeSteppingSettings};
+use crate::simulation::{
+    EventDriven, EventDrivenSettings, Simulator, StateView, Strategy, TimeStepping,
+    TimeSteppingSettings,
+};
 
 /// A plot of recorded columns, as given by a `[[plots]]` entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,8 +198,12 @@ pub struct BuiltScenario {
     pub parameters: BTreeMap<String, f64>,
     /// The model.
     pub model: Arc<Model>,
-    /// The simulation settings.
+    /// The time-stepping settings (`t0`, `t_end`, the step…).
     pub settings: TimeSteppingSettings,
+    /// The strategy `[simulation] strategy` asks for.
+    pub strategy: Strategy,
+    /// The event-driven settings (outputs every `step` × `every`).
+    pub event_driven: EventDrivenSettings,
     /// The recorded columns, after `t`.
     pub columns: Vec<Column>,
     /// The plots.
@@ -217,15 +224,28 @@ impl BuiltScenario {
         format!("{}.csv", self.name)
     }
 
-    /// Sets up the simulation; its errors are located in the file.
+    /// Sets up the time-stepping simulation; its errors are located in the file.
     pub fn simulation(&self) -> Result<TimeStepping> {
         TimeStepping::new(Arc::clone(&self.model), self.settings.clone())
             .map_err(|e| self.places.simulation_error(e))
     }
 
+    /// Sets up a simulation with the given strategy (the scenario's own is
+    /// [`BuiltScenario::strategy`]); its errors are located in the file.
+    pub fn simulator(&self, strategy: Strategy) -> Result<Simulator> {
+        match strategy {
+            Strategy::TimeStepping => self.simulation().map(Simulator::TimeStepping),
+            Strategy::EventDriven => {
+                EventDriven::new(Arc::clone(&self.model), self.event_driven.clone())
+                    .map(Simulator::EventDriven)
+                    .map_err(|e| self.places.simulation_error(e))
+            }
+        }
+    }
+
     /// Writes the current row (t, then the columns) of a simulation of this
     /// scenario's model into `out`, whose length must be `header().len()`.
-    pub fn row(&self, sim: &TimeStepping, out: &mut [f64]) {
+    pub fn row(&self, sim: &impl StateView, out: &mut [f64]) {
         out[0] = sim.time();
         for (o, c) in out[1..].iter_mut().zip(&self.columns) {
             *o = c.value(sim);
