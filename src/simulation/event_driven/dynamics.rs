@@ -50,6 +50,8 @@ pub(crate) struct SysBlock {
     pub mass_const: bool,
     /// LU of M (Lagrangian).
     mass: Vec<f64>,
+    /// 1/Mᵢᵢ when M is constant and diagonal (then no LU solve).
+    inv_diag: Option<Vec<f64>>,
     piv: Vec<usize>,
     /// F + g, then M⁻¹(F + g) + contact accelerations (Lagrangian).
     pub force: Vec<f64>,
@@ -58,6 +60,16 @@ pub(crate) struct SysBlock {
     pub has_control: bool,
     s1: Vec<f64>,
     mat: DMatrix<f64>,
+}
+
+impl SysBlock {
+    /// v ← M⁻¹ v.
+    fn solve_mass(&self, v: &mut [f64]) {
+        match &self.inv_diag {
+            Some(d) => v.iter_mut().zip(d).for_each(|(x, d)| *x *= d),
+            None => lu_solve(&self.mass, self.n, &self.piv, v),
+        }
+    }
 }
 
 pub(crate) struct InterBlock {
@@ -109,6 +121,8 @@ pub(crate) struct Dynamics {
     a_buf: Vec<f64>,
     /// All contact masses constant.
     pub mass_const: bool,
+    /// Some interaction has first-order complementarity rows.
+    pub has_lcs: bool,
     /// Right-hand side evaluations.
     pub evaluations: u64,
     fbuf: Vec<f64>,
@@ -129,6 +143,7 @@ impl Dynamics {
                 lagrangian,
                 mass_const: false,
                 mass: vec![0.0; if lagrangian { n * n } else { 0 }],
+                inv_diag: None,
                 piv: vec![0; n],
                 force: vec![0.0; n],
                 acc: vec![0.0; n],
@@ -146,6 +161,10 @@ impl Dynamics {
                 _ => None,
             };
             if let Some(m) = m {
+                let diagonal = (0..n).all(|j| (0..n).all(|i| i == j || m[(i, j)] == 0.0));
+                if diagonal {
+                    blk.inv_diag = Some((0..n).map(|i| 1.0 / m[(i, i)]).collect());
+                }
                 blk.mass.copy_from_slice(m.as_slice());
                 if !lu_factor(&mut blk.mass, n, &mut blk.piv) {
                     return Err(SimulationError::SingularIterationMatrix {
@@ -250,7 +269,9 @@ impl Dynamics {
             !matches!(w.family, Family::Contact { .. })
                 || w.systems.iter().all(|&s| sys[s].mass_const)
         });
+        let has_lcs = inters.iter().any(|w| w.family == Family::Lcs);
         let mut dynamics = Dynamics {
+            has_lcs,
             sys,
             inters,
             dim,
@@ -311,7 +332,7 @@ impl Dynamics {
             let n = b.n;
             w.resp[j].copy_from(&w.inp[j]);
             for col in w.resp[j].as_mut_slice().chunks_exact_mut(n) {
-                lu_solve(&b.mass, n, &b.piv, col);
+                b.solve_mass(col);
             }
         }
     }
@@ -634,8 +655,12 @@ impl Dynamics {
                 }
             }
             if b.lagrangian {
-                b.acc.copy_from_slice(&b.force);
-                lu_solve(&b.mass, n, &b.piv, &mut b.acc);
+                for i in 0..n {
+                    b.acc[i] = b.force[i];
+                }
+                let mut acc = std::mem::take(&mut b.acc);
+                b.solve_mass(&mut acc);
+                b.acc = acc;
             }
         }
     }

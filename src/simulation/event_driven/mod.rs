@@ -573,7 +573,7 @@ impl EventDriven {
         let (t, _) = roots::locate(
             |t| {
                 iters += 1;
-                self.guard_at(r, t, what)
+                self.guard_and_slope_at(r, t, what)
             },
             a,
             fa,
@@ -588,26 +588,33 @@ impl EventDriven {
     /// At time t of the last step (dense output): guard r (`what` = 0), or
     /// ẏ (1) or −ẏ (2) of a gap guard.
     fn guard_at(&mut self, r: usize, t: f64, what: u8) -> Result<f64, SimulationError> {
+        self.guard_and_slope_at(r, t, what).map(|(g, _)| g)
+    }
+
+    /// As [`Self::guard_at`], with the derivative of a gap (ẏ) when known.
+    fn guard_and_slope_at(
+        &mut self,
+        r: usize,
+        t: f64,
+        what: u8,
+    ) -> Result<(f64, Option<f64>), SimulationError> {
         let mut x = std::mem::take(&mut self.gx);
         self.ig.dense(t, &mut x);
         let d = &mut self.dynamics;
         let g = if !d.active[r] && d.is_contact_row(r) {
             let (y, yd) = d.gap(r, &x);
             match what {
-                0 => y,
-                1 => yd,
-                _ => -yd,
+                0 => (y, Some(yd)),
+                1 => (yd, None),
+                _ => (-yd, None),
             }
         } else {
             let mut f = std::mem::take(&mut self.fbuf);
             let res = d.rhs(t, &x, &mut f);
             self.fbuf = f;
             res?;
-            if d.active[r] {
-                d.lam[r]
-            } else {
-                d.y_lcs[r]
-            }
+            let g = if d.active[r] { d.lam[r] } else { d.y_lcs[r] };
+            (g, None)
         };
         self.gx = x;
         Ok(g)
@@ -786,10 +793,14 @@ impl EventDriven {
 
     /// y, ẏ and λ at the current instant and state.
     fn update_outputs(&mut self) -> Result<(), SimulationError> {
-        let mut f = std::mem::take(&mut self.fbuf);
-        let res = self.dynamics.rhs(self.t, &self.xc, &mut f);
-        self.fbuf = f;
-        res?;
+        // λ and y of first-order rows come from the right-hand side; with
+        // neither persistent contacts nor first-order rows they are not needed.
+        if !self.dynamics.contacts.is_empty() || self.dynamics.has_lcs {
+            let mut f = std::mem::take(&mut self.fbuf);
+            let res = self.dynamics.rhs(self.t, &self.xc, &mut f);
+            self.fbuf = f;
+            res?;
+        }
         let d = &self.dynamics;
         for r in 0..d.rows {
             if d.is_contact_row(r) {
