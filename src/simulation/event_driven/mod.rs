@@ -17,7 +17,7 @@
 //! nalgebra and faer versions (different from ours, so both would be
 //! compiled twice), builds its problems around its own closures and
 //! matrices, and reports roots to its step tolerance; adapting it costs more
-//! than the two methods here (about 500 lines with their tests).
+//! than the two methods here (about 800 lines with their tests).
 //!
 //! The API mirrors [`crate::simulation::TimeStepping`]: `with_times`,
 //! `add_event_source`, `step`, `last_events`, the state accessors and the
