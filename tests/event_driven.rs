@@ -369,3 +369,44 @@ fn sources_land_exactly_and_inputs_act_from_their_instant() {
     let t = impact.expect("an impact");
     assert!((t - expected).abs() < 1e-13, "{t} vs {expected}");
 }
+
+/// The relay loop ẋ₀ = x₁, ẋ₁ = −x₁ − sgn(σ), σ = x₀ + x₁, from (0, 2.21):
+/// while σ > 0, x₁ = −1 + 3.21 e^{−t} and σ = 2.21 − t, so the relay
+/// switches to sliding at t = 2.21 exactly; on σ = 0 the equivalent
+/// control is λ = 0 and x₁ decays as e^{−(t − 2.21)}.
+#[test]
+fn relay_reaches_the_sliding_surface_at_the_analytic_time() {
+    let (model, plant, relay) = common::relay(1.0, 1.0, [0.0, 2.21]);
+    let mut sim = EventDriven::new(model, EventDrivenSettings::new(0.01, 10.0)).unwrap();
+    let mut switches = Vec::new();
+    let ts = 2.21;
+    let x1_at = |t: f64| {
+        if t <= ts {
+            -1.0 + 3.21 * (-t).exp()
+        } else {
+            (-1.0 + 3.21 * (-ts).exp()) * (-(t - ts)).exp()
+        }
+    };
+    let mut err: f64 = 0.0;
+    while let StepOutcome::Advanced { t, .. } = sim.step().unwrap() {
+        if !sim.last_transitions().is_empty() {
+            switches.push(t);
+        }
+        if sim.is_output_instant() {
+            let x = sim.x(plant);
+            err = err.max((x[1] - x1_at(t)).abs());
+            if t > ts + 1e-9 {
+                // On the surface: σ = 0 and λ = 0 (inside the bounds).
+                assert!((x[0] + x[1]).abs() < 1e-9, "{t}: σ = {}", x[0] + x[1]);
+                assert!(sim.lambda(relay)[0].abs() < 1e-9);
+                assert!(sim.is_active(relay));
+            } else if t < ts - 1e-9 {
+                assert_eq!(sim.lambda(relay)[0], -1.0);
+            }
+        }
+    }
+    assert_eq!(switches.len(), 1, "{switches:?}");
+    assert!((switches[0] - ts).abs() < 1e-9, "{}", switches[0]);
+    assert!(err < 1e-8, "{err:.2e}");
+    assert_eq!(sim.time(), 10.0);
+}

@@ -39,6 +39,20 @@ pub(crate) enum Family {
     Contact { restitution: f64 },
     /// First-order linear complementarity rows.
     Lcs,
+    /// First-order relay rows (D = 0): λ = lb where y > 0, ub where y < 0,
+    /// sliding on y = 0 with λ from ẏ = 0.
+    Relay,
+}
+
+/// The mode of a relay row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RelayMode {
+    /// y > 0, λ = lb.
+    Lower,
+    /// y < 0, λ = ub.
+    Upper,
+    /// y = 0, lb ≤ λ ≤ ub from ẏ = 0.
+    Sliding,
 }
 
 pub(crate) struct SysBlock {
@@ -94,6 +108,15 @@ pub(crate) struct InterBlock {
     lcs_lu: Vec<f64>,
     lcs_piv: Vec<usize>,
     c_buf: Vec<f64>,
+    /// Relay rows: bounds, modes, C B (m × m) and the LU of its sliding block.
+    pub lb: Vec<f64>,
+    pub ub: Vec<f64>,
+    pub relay_mode: Vec<RelayMode>,
+    pub cb: DMatrix<f64>,
+    relay_rows: Vec<usize>,
+    s_buf: Vec<f64>,
+    relay_lu: Vec<f64>,
+    relay_piv: Vec<usize>,
 }
 
 /// The model's dynamics in the current mode (index sets), with every
@@ -195,6 +218,20 @@ impl Dynamics {
                     Family::Contact { restitution: 0.0 }
                 }
                 (NonsmoothLaw::Complementarity { .. }, false) => Family::Lcs,
+                (NonsmoothLaw::Relay { .. }, false) => {
+                    let d_zero = match &inter.relation {
+                        Relation::FirstOrderLinearTi(r) => {
+                            r.d.as_ref().is_none_or(|d| d.iter().all(|&v| v == 0.0))
+                        }
+                        _ => false,
+                    };
+                    if !d_zero {
+                        return unsupported(
+                            "relay laws are handled by the event-driven strategy with linear relations and D = 0 (sliding at the level of ẏ)".into(),
+                        );
+                    }
+                    Family::Relay
+                }
                 (law, _) => {
                     return unsupported(format!(
                         "{} laws are not handled by the event-driven strategy (impact and complementarity laws are)",
@@ -220,6 +257,20 @@ impl Dynamics {
                 lcs_lu: vec![0.0; m * m],
                 lcs_piv: vec![0; m],
                 c_buf: vec![0.0; m],
+                lb: match &inter.law {
+                    NonsmoothLaw::Relay { lb, .. } => lb.clone(),
+                    _ => Vec::new(),
+                },
+                ub: match &inter.law {
+                    NonsmoothLaw::Relay { ub, .. } => ub.clone(),
+                    _ => Vec::new(),
+                },
+                relay_mode: vec![RelayMode::Lower; m],
+                cb: DMatrix::zeros(m, m),
+                relay_rows: Vec::with_capacity(m),
+                s_buf: vec![0.0; m],
+                relay_lu: vec![0.0; m * m],
+                relay_piv: vec![0; m],
                 systems,
             };
             let split = |full: &DMatrix<f64>, out: &mut Vec<DMatrix<f64>>, by_cols: bool| {
@@ -260,6 +311,11 @@ impl Dynamics {
                     )
                 }
             }
+            if family == Family::Relay {
+                for (o, i) in blk.out.iter().zip(&blk.inp) {
+                    blk.cb += o * i;
+                }
+            }
             row_inter.extend(std::iter::repeat_n(k, m));
             row0 += m;
             inters.push(blk);
@@ -269,7 +325,9 @@ impl Dynamics {
             !matches!(w.family, Family::Contact { .. })
                 || w.systems.iter().all(|&s| sys[s].mass_const)
         });
-        let has_lcs = inters.iter().any(|w| w.family == Family::Lcs);
+        let has_lcs = inters
+            .iter()
+            .any(|w| matches!(w.family, Family::Lcs | Family::Relay));
         let mut dynamics = Dynamics {
             has_lcs,
             sys,
@@ -402,7 +460,7 @@ impl Dynamics {
     pub fn restitution(&self, row: usize) -> f64 {
         match self.inters[self.row_inter[row]].family {
             Family::Contact { restitution } => restitution,
-            Family::Lcs => 0.0,
+            Family::Lcs | Family::Relay => 0.0,
         }
     }
 
@@ -538,6 +596,58 @@ impl Dynamics {
             });
         }
         Ok(())
+    }
+
+    /// Sets the modes of a relay interaction's rows and factors (C B) over
+    /// its sliding rows.
+    pub fn set_relay_mode(
+        &mut self,
+        k: usize,
+        modes: &[RelayMode],
+        t: f64,
+    ) -> Result<(), SimulationError> {
+        let w = &mut self.inters[k];
+        w.relay_mode.copy_from_slice(modes);
+        w.relay_rows.clear();
+        for r in 0..w.m {
+            let sliding = modes[r] == RelayMode::Sliding;
+            self.active[w.row0 + r] = sliding;
+            if sliding {
+                w.relay_rows.push(r);
+            }
+        }
+        let ns = w.relay_rows.len();
+        for (ci, &c) in w.relay_rows.iter().enumerate() {
+            for (ri, &r) in w.relay_rows.iter().enumerate() {
+                w.relay_lu[ci * ns + ri] = w.cb[(r, c)];
+            }
+        }
+        if ns > 0 && !lu_factor(&mut w.relay_lu[..ns * ns], ns, &mut w.relay_piv) {
+            return Err(SimulationError::SingularMode {
+                t,
+                interaction: w.name.clone(),
+                reason: format!(
+                    "C B restricted to the sliding rows {:?} is singular: the equivalent control is not determined",
+                    w.relay_rows
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The guard of a relay row from the last evaluation: y (λ = lb),
+    /// −y (λ = ub), or the distance of λ to its nearer bound (sliding).
+    pub fn relay_guard(&self, row: usize) -> Option<f64> {
+        let w = &self.inters[self.row_inter[row]];
+        if w.family != Family::Relay {
+            return None;
+        }
+        let r = row - w.row0;
+        Some(match w.relay_mode[r] {
+            RelayMode::Lower => self.y_lcs[row],
+            RelayMode::Upper => -self.y_lcs[row],
+            RelayMode::Sliding => (self.lam[row] - w.lb[r]).min(w.ub[r] - self.lam[row]),
+        })
     }
 
     /// c = C x + F u + e of a first-order interaction, from the state x.
@@ -807,6 +917,58 @@ impl OdeRhs for Dynamics {
                     }
                 }
             }
+        }
+        // Relay rows: λ at its bound, or the equivalent control that keeps
+        // ẏ = C (ẋ) = 0 on the sliding rows: (C B)_SS λ_S = −C_S (f + B λ_fixed).
+        for kk in 0..self.inters.len() {
+            if self.inters[kk].family != Family::Relay {
+                continue;
+            }
+            let mut c = std::mem::take(&mut self.inters[kk].c_buf);
+            self.lcs_free_output(kk, x, &mut c);
+            let w = &self.inters[kk];
+            let (row0, m) = (w.row0, w.m);
+            self.y_lcs[row0..row0 + m].copy_from_slice(&c);
+            for r in 0..m {
+                self.lam[row0 + r] = match w.relay_mode[r] {
+                    RelayMode::Lower => w.lb[r],
+                    RelayMode::Upper => w.ub[r],
+                    RelayMode::Sliding => 0.0,
+                };
+            }
+            let ns = w.relay_rows.len();
+            self.add_lcs_input(kk, &self.lam[row0..row0 + m], out);
+            if ns > 0 {
+                // c ← C ẋ with the fixed multipliers (the sliding ones are 0 here).
+                let w = &self.inters[kk];
+                c.iter_mut().for_each(|v| *v = 0.0);
+                for (j, &sy) in w.systems.iter().enumerate() {
+                    let b = &self.sys[sy];
+                    for col in 0..b.n {
+                        let v = out[b.off + col];
+                        for r in 0..m {
+                            c[r] += w.out[j][(r, col)] * v;
+                        }
+                    }
+                }
+                let mut sl = std::mem::take(&mut self.inters[kk].s_buf);
+                sl.iter_mut().for_each(|v| *v = 0.0);
+                let w = &self.inters[kk];
+                for (i, &r) in w.relay_rows.iter().enumerate() {
+                    sl[i] = -c[r];
+                }
+                lu_solve(&w.relay_lu[..ns * ns], ns, &w.relay_piv, &mut sl[..ns]);
+                // Scatter to row positions (c is free again).
+                c[..ns].copy_from_slice(&sl[..ns]);
+                sl.iter_mut().for_each(|v| *v = 0.0);
+                for (i, &r) in w.relay_rows.iter().enumerate() {
+                    sl[r] = c[i];
+                    self.lam[row0 + r] = c[i];
+                }
+                self.add_lcs_input(kk, &sl, out);
+                self.inters[kk].s_buf = sl;
+            }
+            self.inters[kk].c_buf = c;
         }
         if out.iter().any(|v| !v.is_finite()) {
             let name = self

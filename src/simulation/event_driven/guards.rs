@@ -18,7 +18,9 @@ impl EventDriven {
                 continue;
             }
             gd[r] = 0.0;
-            g[r] = if d.active[r] {
+            g[r] = if let Some(v) = d.relay_guard(r) {
+                v
+            } else if d.active[r] {
                 d.lam[r]
             } else if d.is_contact_row(r) {
                 let (y, yd) = d.gap(r, x);
@@ -154,7 +156,13 @@ impl EventDriven {
             let res = d.rhs(t, &x, &mut f);
             self.fbuf = f;
             res?;
-            let g = if d.active[r] { d.lam[r] } else { d.y_lcs[r] };
+            let g = if let Some(v) = d.relay_guard(r) {
+                v
+            } else if d.active[r] {
+                d.lam[r]
+            } else {
+                d.y_lcs[r]
+            };
             (g, None)
         };
         self.gx = x;

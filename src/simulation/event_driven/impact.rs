@@ -20,12 +20,14 @@ use nalgebra::DMatrix;
 
 use super::dynamics::Dynamics;
 use crate::numerics::lcp::{lcp_solver, Lcp, LcpSolver};
+use crate::numerics::relay::{relay_solver, Relay, RelaySolver};
 use crate::numerics::{Matrix, SolverSettings};
 use crate::simulation::time_stepping::SimulationError;
 
 /// Solver and buffers of the event problems.
 pub(crate) struct EventProblems {
     solver: Box<dyn LcpSolver>,
+    relay: Box<dyn RelaySolver>,
     lcp: Lcp,
     z: Vec<f64>,
     w: Vec<f64>,
@@ -49,6 +51,7 @@ impl EventProblems {
     pub fn new(solver: &str, settings: SolverSettings) -> Result<Self, SimulationError> {
         Ok(EventProblems {
             solver: lcp_solver(solver, settings).map_err(SimulationError::Numerics)?,
+            relay: relay_solver("default", settings).map_err(SimulationError::Numerics)?,
             lcp: Lcp {
                 m: Matrix::Dense(DMatrix::zeros(0, 0)),
                 q: Vec::new(),
@@ -171,6 +174,42 @@ impl EventProblems {
         self.lcp.q.extend_from_slice(yddot_free);
         self.solve(t)?;
         Ok(self.z.clone())
+    }
+
+    /// The relay problem w = M λ + q, −w ∈ N₍lb,ub₎(λ); returns (λ, w).
+    pub fn relay(
+        &mut self,
+        m: DMatrix<f64>,
+        q: Vec<f64>,
+        lb: Vec<f64>,
+        ub: Vec<f64>,
+        t: f64,
+    ) -> Result<(Vec<f64>, Vec<f64>), SimulationError> {
+        let n = q.len();
+        let problem = Relay {
+            m: Matrix::Dense(m),
+            q,
+            lb,
+            ub,
+        };
+        let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+        let report = self
+            .relay
+            .solve(&problem, &mut z, &mut w)
+            .map_err(SimulationError::Numerics)?;
+        self.solves += 1;
+        self.iterations += report.iterations as u64;
+        if !report.status.is_solved() {
+            return Err(SimulationError::SolverFailed {
+                t,
+                step: self.event_count,
+                solver: report.solver,
+                status: report.status.as_str(),
+                error: report.error,
+                size: n,
+            });
+        }
+        Ok((z, w))
     }
 
     /// LCP(D, c): returns (λ, y) of a first-order interaction's rows.

@@ -221,7 +221,7 @@ impl EventDriven {
             .map(|r| {
                 matches!(
                     dynamics.inters[dynamics.row_inter[r]].family,
-                    Family::Contact { .. } | Family::Lcs
+                    Family::Contact { .. } | Family::Lcs | Family::Relay
                 )
             })
             .collect();
@@ -491,7 +491,11 @@ impl EventDriven {
                 self.y[r] = d.y_lcs[r];
                 self.ydot[r] = 0.0;
             }
-            self.lam[r] = if d.active[r] { d.lam[r] } else { 0.0 };
+            self.lam[r] = if d.active[r] || d.relay_guard(r).is_some() {
+                d.lam[r]
+            } else {
+                0.0
+            };
         }
         Ok(())
     }

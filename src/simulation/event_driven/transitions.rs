@@ -2,7 +2,7 @@
 //! with the accumulation rule, the contact-force LCP and the first-order
 //! mode LCPs, and the transitions they make.
 
-use super::dynamics::Family;
+use super::dynamics::{Family, RelayMode};
 use super::{EventDriven, Transition, TransitionKind};
 use crate::modelling::model::InteractionId;
 use crate::simulation::time_stepping::SimulationError;
@@ -19,6 +19,7 @@ impl EventDriven {
         }
         self.contact_event(t)?;
         self.lcs_event(t)?;
+        self.relay_event(t)?;
         Ok(())
     }
 
@@ -175,6 +176,101 @@ impl EventDriven {
                 self.ev_stats.mode_switches += 1;
             }
             self.dynamics.set_lcs_mode(k, &active, t)?;
+        }
+        Ok(())
+    }
+
+    /// Relay modes at (t, xc): rows with y ≠ 0 take the bound of their
+    /// side; rows with y = 0 (up to rounding) solve the relay problem at the
+    /// level of ẏ, ẏ_S = (C B)_SS λ_S + C_S (f + B λ_fixed), −ẏ_S ∈ N(λ_S):
+    /// λ inside its bounds means sliding, at a bound the side ẏ points to.
+    pub(super) fn relay_event(&mut self, t: f64) -> Result<(), SimulationError> {
+        let relays: Vec<usize> = (0..self.dynamics.inters.len())
+            .filter(|&k| self.dynamics.inters[k].family == Family::Relay)
+            .collect();
+        if relays.is_empty() {
+            return Ok(());
+        }
+        let n = self.dynamics.dim;
+        let mut f = vec![0.0; n];
+        self.dynamics.first_order_field(t, &self.xc, &mut f)?;
+        for k in relays {
+            let w = &self.dynamics.inters[k];
+            let m = w.m;
+            let mut c = vec![0.0; m];
+            self.dynamics.lcs_free_output(k, &self.xc, &mut c);
+            let w = &self.dynamics.inters[k];
+            // |y| below the rounding of C x + e counts as y = 0.
+            let mut scale = vec![0.0; m];
+            for (j, &s) in w.systems.iter().enumerate() {
+                let b = &self.dynamics.sys[s];
+                for col in 0..b.n {
+                    for r in 0..m {
+                        scale[r] += (w.out[j][(r, col)] * self.xc[b.off + col]).abs();
+                    }
+                }
+            }
+            let mut modes = vec![RelayMode::Lower; m];
+            let mut on = Vec::new();
+            for r in 0..m {
+                let tol = 1e-12 * (1.0 + scale[r] + w.e[r].abs());
+                if c[r].abs() <= tol {
+                    on.push(r);
+                } else if c[r] < 0.0 {
+                    modes[r] = RelayMode::Upper;
+                }
+            }
+            if !on.is_empty() {
+                let fixed: Vec<f64> = (0..m)
+                    .map(|r| match modes[r] {
+                        RelayMode::Upper => w.ub[r],
+                        _ => w.lb[r],
+                    })
+                    .collect();
+                // (C f)_r + Σ_{fixed} (C B)_{r,c} λ_c over the rows on the surface.
+                let mut q = vec![0.0; on.len()];
+                for (i, &r) in on.iter().enumerate() {
+                    let mut v = 0.0;
+                    for (j, &s) in w.systems.iter().enumerate() {
+                        let b = &self.dynamics.sys[s];
+                        for col in 0..b.n {
+                            v += w.out[j][(r, col)] * f[b.off + col];
+                        }
+                    }
+                    for cc in 0..m {
+                        if !on.contains(&cc) {
+                            v += w.cb[(r, cc)] * fixed[cc];
+                        }
+                    }
+                    q[i] = v;
+                }
+                let mm =
+                    nalgebra::DMatrix::from_fn(on.len(), on.len(), |i, j| w.cb[(on[i], on[j])]);
+                let lb: Vec<f64> = on.iter().map(|&r| w.lb[r]).collect();
+                let ub: Vec<f64> = on.iter().map(|&r| w.ub[r]).collect();
+                let (lam, ydot) = self.problems.relay(mm, q, lb.clone(), ub.clone(), t)?;
+                for (i, &r) in on.iter().enumerate() {
+                    let tol = 1e-9 * (ub[i] - lb[i]).max(f64::MIN_POSITIVE);
+                    modes[r] = if lam[i] > lb[i] + tol && lam[i] < ub[i] - tol {
+                        RelayMode::Sliding
+                    } else if ydot[i] > 0.0 {
+                        RelayMode::Lower
+                    } else if ydot[i] < 0.0 {
+                        RelayMode::Upper
+                    } else {
+                        RelayMode::Sliding
+                    };
+                }
+            }
+            if self.dynamics.inters[k].relay_mode != modes {
+                self.transitions.push(Transition {
+                    kind: TransitionKind::ModeSwitch,
+                    interaction: InteractionId(k),
+                    row: 0,
+                });
+                self.ev_stats.mode_switches += 1;
+            }
+            self.dynamics.set_relay_mode(k, &modes, t)?;
         }
         Ok(())
     }
