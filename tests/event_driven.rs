@@ -410,3 +410,69 @@ fn relay_reaches_the_sliding_surface_at_the_analytic_time() {
     assert!(err < 1e-8, "{err:.2e}");
     assert_eq!(sim.time(), 10.0);
 }
+
+/// A nonlinear Lagrangian system, M(q) = 1 + q², gyroscopic force
+/// F_gyr = ½ M'(q) v² = q v², under gravity above a floor at q = 0: with
+/// e = 1 the energy ½ M(q) v² + g q is invariant through the flights and
+/// the impacts; with e = 0 the body rests on the floor with λ = g.
+#[test]
+fn nonlinear_mass_conserves_energy_and_rests_with_the_weight() {
+    use nonsmooth::modelling::*;
+    use std::sync::Arc as A;
+    let build = |e: f64| {
+        let mut b = ModelBuilder::new();
+        let mut ds = LagrangianNonlinear::new(
+            nalgebra::dvector![1.0],
+            nalgebra::dvector![0.0],
+            Mass::Function(A::new(|q: &[f64], m: &mut nalgebra::DMatrix<f64>| {
+                m[(0, 0)] = 1.0 + q[0] * q[0]
+            })),
+        );
+        ds.fgyr = Some(A::new(|_t: f64, q: &[f64], v: &[f64], out: &mut [f64]| {
+            out[0] = q[0] * v[0] * v[0]
+        }));
+        ds.fext = Some(TimeVector::Constant(nalgebra::dvector![-G]));
+        let body = b.add_system("body", ds).unwrap();
+        let floor = b
+            .add_interaction(
+                "floor",
+                &[body],
+                LagrangianLinearTiR::new(nalgebra::dmatrix![1.0]),
+                NonsmoothLaw::NewtonImpact {
+                    size: 1,
+                    restitution: e,
+                },
+            )
+            .unwrap();
+        (b.build(), body, floor)
+    };
+    let energy = |q: f64, v: f64| 0.5 * (1.0 + q * q) * v * v + G * q;
+    let (model, body, _) = build(1.0);
+    let mut s = EventDrivenSettings::new(0.01, 5.0);
+    s.rtol = 1e-12;
+    s.atol = 1e-12;
+    let mut sim = EventDriven::new(model, s).unwrap();
+    let e0 = energy(1.0, 0.0);
+    let (mut impacts, mut drift) = (0, 0.0f64);
+    while let StepOutcome::Advanced { .. } = sim.step().unwrap() {
+        impacts += sim
+            .last_transitions()
+            .iter()
+            .filter(|tr| tr.kind == TransitionKind::Impact)
+            .count();
+        drift = drift.max((energy(sim.q(body)[0], sim.v(body)[0]) - e0).abs());
+    }
+    assert!(impacts >= 3, "{impacts}");
+    assert!(drift < 1e-9, "energy drift {drift:.2e}");
+
+    let (model, body, floor) = build(0.0);
+    let mut sim = EventDriven::new(model, EventDrivenSettings::new(0.01, 2.0)).unwrap();
+    while let StepOutcome::Advanced { .. } = sim.step().unwrap() {}
+    assert!(sim.is_active(floor));
+    assert!(sim.q(body)[0].abs() < 1e-12 && sim.v(body)[0].abs() < 1e-12);
+    assert!(
+        (sim.lambda(floor)[0] - G).abs() < 1e-10,
+        "{}",
+        sim.lambda(floor)[0]
+    );
+}
