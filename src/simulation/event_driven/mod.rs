@@ -57,7 +57,8 @@ pub enum TransitionKind {
     Contact,
     /// The contact force reached zero and the contact opens.
     TakeOff,
-    /// A first-order complementarity interaction changed its active set.
+    /// A first-order complementarity interaction changed its active set,
+    /// or a relay interaction its modes (bound or sliding).
     ModeSwitch,
 }
 
@@ -80,7 +81,8 @@ pub struct Transition {
     pub kind: TransitionKind,
     /// To which interaction.
     pub interaction: InteractionId,
-    /// Which of its rows.
+    /// Which of its rows (0 for a mode switch, which concerns the whole
+    /// interaction).
     pub row: usize,
 }
 
@@ -99,7 +101,7 @@ pub struct EventDrivenStatistics {
     pub accumulations: u64,
     /// Take-offs.
     pub take_offs: u64,
-    /// First-order mode switches.
+    /// First-order mode switches (complementarity and relay).
     pub mode_switches: u64,
     /// Guard evaluations while locating roots.
     pub root_iterations: u64,
