@@ -1,6 +1,7 @@
 //! Benchmark of time-stepping on the bundled examples: cost per step of a
 //! whole simulation loop (one-step integrators, activation, assembly,
-//! solve, update), model construction excluded.
+//! solve, update), model construction excluded; and of the event-driven
+//! strategy: cost of a whole run (cases `event_driven …`).
 //!
 //! Run: `cargo bench --bench simulation` (release build). Each case runs to
 //! its final time or until `NONSMOOTH_BENCH_SECONDS` (default 5) of wall
@@ -16,7 +17,9 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use nonsmooth::modelling::Model;
-use nonsmooth::simulation::{StepOutcome, TimeStepping, TimeSteppingSettings};
+use nonsmooth::simulation::{
+    EventDriven, EventDrivenSettings, StepOutcome, TimeStepping, TimeSteppingSettings,
+};
 
 struct Case {
     name: String,
@@ -113,8 +116,78 @@ fn main() {
         println!("{line}");
         writeln!(table, "{line}").unwrap();
     }
+    event_driven(&filter, budget, &mut table);
     if let Ok(path) = std::env::var("NONSMOOTH_BENCH_MD") {
         std::fs::write(&path, table).expect("write the table");
         eprintln!("wrote {path}");
+    }
+}
+
+/// Event-driven runs: the whole run to T (outputs included, construction
+/// and the initial mode excluded), the fastest of as many runs as fit in
+/// the budget (at most 2000).
+fn event_driven(filter: &[String], budget: Duration, table: &mut String) {
+    let mut cases: Vec<(String, Model, EventDrivenSettings)> = Vec::new();
+    let (ball, _, _) = common::bouncing_ball(1.0, 0.9, 0.1);
+    cases.push((
+        "event_driven bouncing_ball".into(),
+        ball,
+        EventDrivenSettings::new(0.005, 10.0),
+    ));
+    let (bridge, _, _) = common::diode_bridge();
+    cases.push((
+        "event_driven diode_bridge".into(),
+        bridge,
+        EventDrivenSettings::new(1e-6, 5e-3),
+    ));
+    let selected = |name: &str| {
+        filter.is_empty()
+            || filter.iter().any(|f| match f.strip_prefix('=') {
+                Some(exact) => name == exact,
+                None => name.contains(f.as_str()),
+            })
+    };
+    let mut header = false;
+    for (name, model, settings) in cases {
+        if !selected(&name) {
+            continue;
+        }
+        if !header {
+            header = true;
+            writeln!(
+                table,
+                "\n| case | µs per run (fastest) | runs | integrator steps | nonsmooth events | instants |"
+            )
+            .unwrap();
+            writeln!(table, "|---|---|---|---|---|---|").unwrap();
+        }
+        let model = std::sync::Arc::new(model);
+        let (mut best, mut runs) = (f64::INFINITY, 0u32);
+        let (mut steps, mut events, mut instants) = (0, 0, 0u64);
+        let start = Instant::now();
+        while runs < 2000 && (runs == 0 || start.elapsed() < budget) {
+            let mut sim = EventDriven::new(std::sync::Arc::clone(&model), settings.clone())
+                .expect("valid case");
+            let t0 = Instant::now();
+            instants = 0;
+            loop {
+                match sim.step() {
+                    Ok(StepOutcome::Finished) => break,
+                    Ok(_) => instants += 1,
+                    Err(e) => {
+                        eprintln!("{name}: {e}");
+                        break;
+                    }
+                }
+            }
+            best = best.min(t0.elapsed().as_secs_f64() * 1e6);
+            runs += 1;
+            let st = sim.event_statistics();
+            steps = st.integrator.accepted;
+            events = st.events;
+        }
+        let line = format!("| {name} | {best:.1} | {runs} | {steps} | {events} | {instants} |");
+        println!("{line}");
+        writeln!(table, "{line}").unwrap();
     }
 }

@@ -285,3 +285,47 @@ b = ["sin(omega*t) + k*t^2", "sqrt(1 + t)"]
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(after - before, 0, "CSV rows allocated");
 }
+
+/// Event-driven: instants between nonsmooth events (integrator steps,
+/// guard checks, outputs from the dense output) allocate nothing; events
+/// themselves (impact and mode LCPs) may.
+#[test]
+fn event_driven_instants_between_events_do_not_allocate() {
+    use nonsmooth::simulation::{EventDriven, EventDrivenSettings, EventKind, StepOutcome};
+    let count = |model: nonsmooth::modelling::Model, settings: EventDrivenSettings, skip: usize| {
+        let mut sim = EventDriven::new(model, settings).unwrap();
+        for _ in 0..skip {
+            sim.step().unwrap();
+        }
+        let (mut worst, mut instants) = (0, 0);
+        loop {
+            let before = allocations();
+            let out = sim.step().unwrap();
+            let after = allocations();
+            if out == StepOutcome::Finished {
+                break;
+            }
+            if sim
+                .last_events()
+                .iter()
+                .all(|e| e.kind != EventKind::NonSmooth)
+            {
+                worst = worst.max(after - before);
+                instants += 1;
+            }
+        }
+        (worst, instants)
+    };
+    // The ball, from its first output on.
+    let (ball, _, _) = common::bouncing_ball(1.0, 0.9, 0.1);
+    let (worst, n) = count(ball, EventDrivenSettings::new(0.005, 10.0), 2);
+    assert!(n > 1900);
+    assert_eq!(worst, 0, "ball");
+    let (bridge, _, _) = common::diode_bridge();
+    let (worst, n) = count(bridge, EventDrivenSettings::new(1e-5, 5e-3), 2);
+    assert!(n > 400);
+    assert_eq!(worst, 0, "diode bridge");
+    let (relay, _, _) = common::relay(1.0, 1.0, [0.0, 2.21]);
+    let (worst, _) = count(relay, EventDrivenSettings::new(0.01, 10.0), 2);
+    assert_eq!(worst, 0, "relay");
+}

@@ -387,3 +387,49 @@ fn help_describes_the_command() {
         assert!(text.contains(word), "{word}: {text}");
     }
 }
+
+#[test]
+fn strategy_flag_runs_the_same_example_event_driven() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.csv");
+    let ball = example("bouncing_ball.toml");
+    let out = run(&[
+        ball.to_str().unwrap(),
+        "--strategy",
+        "event-driven",
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--events",
+        events.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Same columns and output instants as time-stepping.
+    let (header, rows) = read_csv(&dir.path().join("bouncing_ball.csv"));
+    assert_eq!(header[0], "t");
+    assert_eq!(rows.len(), 2001);
+    let (_, ts_rows) = library_rows(&ball, &[]);
+    for (k, (r, ts)) in rows.iter().zip(&ts_rows).enumerate() {
+        assert_eq!(r[0], ts[0], "row {k}: the same instant");
+    }
+    // The first impact, at the exact time of the fall of 0.9 m.
+    let text = fs::read_to_string(&events).unwrap();
+    let impacts: Vec<f64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|r| r[1] == "impact")
+        .map(|r| {
+            assert_eq!(r[2], "floor");
+            r[0].parse().unwrap()
+        })
+        .collect();
+    assert!(impacts.len() > 40, "{} impacts", impacts.len());
+    let t1 = (2.0f64 * 0.9 / 9.81).sqrt();
+    assert!((impacts[0] - t1).abs() < 1e-14, "{} vs {t1}", impacts[0]);
+
+    // An unknown strategy is bad input.
+    let out = run(&[ball.to_str().unwrap(), "--strategy", "leapfrog", "--quiet"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("event-driven"), "{}", stderr(&out));
+}

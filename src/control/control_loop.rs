@@ -437,8 +437,9 @@ impl ControlLoopBuilder {
         Ok(ControllerId(self.controllers.len() - 1))
     }
 
-    /// Every period, offset and delay, for the plant's time base.
-    fn times(&self) -> Vec<(&'static str, f64)> {
+    /// Every period, offset and delay, for the plant's time base (give them
+    /// to the plant's `with_times` before [`ControlLoopBuilder::build`]).
+    pub fn times(&self) -> Vec<(&'static str, f64)> {
         let mut out = Vec::new();
         let timings = self
             .sensors
@@ -461,6 +462,18 @@ impl ControlLoopBuilder {
     ) -> Result<ControlLoop, ControlError> {
         let times = self.times();
         let plant = TimeStepping::with_times(Arc::clone(&self.model), settings, &times)?;
+        self.build(Box::new(plant))
+    }
+
+    /// Builds the loop on an event-driven simulation of the model: every
+    /// instant of the loop is met exactly (no grid).
+    pub fn build_event_driven(
+        self,
+        settings: crate::simulation::EventDrivenSettings,
+    ) -> Result<ControlLoop, ControlError> {
+        let times = self.times();
+        let plant =
+            crate::simulation::EventDriven::with_times(Arc::clone(&self.model), settings, &times)?;
         self.build(Box::new(plant))
     }
 

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::{
-    Event, EventKind, SimulationError, SourceId, Statistics, StepOutcome, TimeBase, TimeStepping,
+    Event, EventDriven, EventKind, SimulationError, SourceId, Statistics, StepOutcome, TimeBase,
+    TimeStepping, Transition,
 };
 
 /// A plant simulation driven by a control loop: it owns the plant's state,
@@ -55,9 +56,18 @@ pub trait Plant: Send {
     fn is_output_instant(&self) -> bool;
     /// Counters of the run so far.
     fn statistics(&self) -> Statistics;
+    /// The nonsmooth transitions (impacts, take-offs, mode switches) of the
+    /// last instant (event-driven plants; none for time-stepping).
+    fn transitions(&self) -> &[Transition] {
+        &[]
+    }
     /// The time-stepping simulation, when the plant is one (for records of
     /// interactions and statistics).
     fn as_time_stepping(&self) -> Option<&TimeStepping> {
+        None
+    }
+    /// The event-driven simulation, when the plant is one.
+    fn as_event_driven(&self) -> Option<&EventDriven> {
         None
     }
 }
@@ -124,6 +134,75 @@ impl Plant for TimeStepping {
         TimeStepping::statistics(self)
     }
     fn as_time_stepping(&self) -> Option<&TimeStepping> {
+        Some(self)
+    }
+}
+
+impl Plant for EventDriven {
+    fn add_event_source(
+        &mut self,
+        kind: EventKind,
+        offset: i64,
+        period: Option<i64>,
+        name: &str,
+    ) -> Result<SourceId, SimulationError> {
+        EventDriven::add_event_source(self, kind, offset, period, name)
+    }
+    fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+        EventDriven::step(self)
+    }
+    fn last_events(&self) -> &[Event] {
+        EventDriven::last_events(self)
+    }
+    fn source_name(&self, id: SourceId) -> &str {
+        EventDriven::source_name(self, id)
+    }
+    fn tick(&self) -> (i64, TimeBase) {
+        EventDriven::tick(self)
+    }
+    fn time(&self) -> f64 {
+        EventDriven::time(self)
+    }
+    fn end_tick(&self) -> i64 {
+        EventDriven::end_tick(self)
+    }
+    fn model(&self) -> &Arc<Model> {
+        EventDriven::model(self)
+    }
+    fn q(&self, s: SystemId) -> &[f64] {
+        EventDriven::q(self, s)
+    }
+    fn v(&self, s: SystemId) -> &[f64] {
+        EventDriven::v(self, s)
+    }
+    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
+        EventDriven::set_system_input(self, s, g)
+    }
+    fn system_input(&self, s: SystemId) -> &[f64] {
+        EventDriven::system_input(self, s)
+    }
+    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError> {
+        EventDriven::set_input(self, i, u)
+    }
+    fn relation_input(&self, i: InteractionId) -> &[f64] {
+        EventDriven::relation_input(self, i)
+    }
+    fn y(&self, i: InteractionId) -> &[f64] {
+        EventDriven::y(self, i)
+    }
+    fn lambda(&self, i: InteractionId) -> &[f64] {
+        EventDriven::lambda(self, i)
+    }
+    fn is_output_instant(&self) -> bool {
+        EventDriven::is_output_instant(self)
+    }
+    fn statistics(&self) -> Statistics {
+        EventDriven::statistics(self)
+    }
+    fn transitions(&self) -> &[Transition] {
+        EventDriven::last_transitions(self)
+    }
+    fn as_event_driven(&self) -> Option<&EventDriven> {
         Some(self)
     }
 }

@@ -374,8 +374,8 @@ pub(super) fn build(
         .output
         .as_ref()
         .and_then(|o| o.get_ref().every.as_ref());
-    let settings = settings(ctx, file.simulation.get_ref(), every, &mut places)?;
-    ctx.t0 = settings.t0;
+    let all = settings(ctx, file.simulation.get_ref(), every, &mut places)?;
+    ctx.t0 = all.time_stepping.t0;
 
     let mut builder = ModelBuilder::new();
     let mut ids: HashMap<String, SystemId> = HashMap::new();
@@ -422,8 +422,15 @@ pub(super) fn build(
     } else {
         // A first loop checks the laws against their loop and tells the
         // sizes of their signals.
-        let probe =
-            control_plan::instantiate(&control, &model, &settings, catalog.0.as_ref(), &places)?;
+        let probe = control_plan::instantiate(
+            &control,
+            &model,
+            crate::simulation::Strategy::TimeStepping,
+            &all.time_stepping,
+            &all.event_driven,
+            catalog.0.as_ref(),
+            &places,
+        )?;
         control_variables(&probe, &control)
     };
     let model_ref: &crate::modelling::Model = &model;
@@ -545,7 +552,9 @@ pub(super) fn build(
         parameters: params,
         words,
         model,
-        settings,
+        settings: all.time_stepping,
+        strategy: all.strategy,
+        event_driven: all.event_driven,
         control,
         catalog,
         columns,

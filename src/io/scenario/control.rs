@@ -17,7 +17,7 @@ use crate::control::{
     LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
 };
 use crate::modelling::{Model, SystemId};
-use crate::simulation::TimeSteppingSettings;
+use crate::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
 
 #[derive(Debug, Clone)]
 struct SensorPlan {
@@ -354,7 +354,9 @@ fn unused(at: &Place, p: &LawParams) -> Result<()> {
 pub(super) fn instantiate(
     plan: &ControlPlan,
     model: &Arc<Model>,
+    strategy: Strategy,
     settings: &TimeSteppingSettings,
+    ed_settings: &EventDrivenSettings,
     catalog: &dyn LawCatalog,
     places: &Places,
 ) -> Result<ControlLoop> {
@@ -404,7 +406,11 @@ pub(super) fn instantiate(
     }
     // Errors of the loop as a whole (initialisation of laws, the clock) are
     // located at the object they name, or at [simulation].
-    lb.build_time_stepping(settings.clone()).map_err(|e| {
+    let built = match strategy {
+        Strategy::TimeStepping => lb.build_time_stepping(settings.clone()),
+        Strategy::EventDriven => lb.build_event_driven(ed_settings.clone()),
+    };
+    built.map_err(|e| {
         let name = e
             .object()
             .map(|o| o.split('.').next().unwrap_or(o).to_string());

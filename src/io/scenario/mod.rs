@@ -51,7 +51,10 @@ use self::error::Source;
 use self::schema::ScenarioFile;
 use crate::control::{ControlLoop, LawCatalog, NoLaws};
 use crate::modelling::Model;
-use crate::simulation::{TimeStepping, TimeSteppingSettings};
+use crate::simulation::{
+    EventDriven, EventDrivenSettings, Simulator, StateView, Strategy, TimeStepping,
+    TimeSteppingSettings,
+};
 
 /// A plot of recorded columns, as given by a `[[plots]]` entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -227,8 +230,12 @@ pub struct BuiltScenario {
     pub words: BTreeMap<String, String>,
     /// The model.
     pub model: Arc<Model>,
-    /// The simulation settings.
+    /// The time-stepping settings (`t0`, `t_end`, the step…).
     pub settings: TimeSteppingSettings,
+    /// The strategy `[simulation] strategy` asks for.
+    pub strategy: Strategy,
+    /// The event-driven settings (outputs every `step` × `every`).
+    pub event_driven: EventDrivenSettings,
     /// The recorded columns, after `t`.
     pub columns: Vec<Column>,
     /// The plots.
@@ -280,10 +287,18 @@ impl BuiltScenario {
     /// gives a loop that only integrates the plant).
     /// The declared `[fmi]` inputs are held at their start values.
     pub fn control_loop(&self) -> Result<ControlLoop> {
+        self.control_loop_with(self.strategy)
+    }
+
+    /// As [`BuiltScenario::control_loop`], with the given strategy for the
+    /// plant (the scenario's own is [`BuiltScenario::strategy`]).
+    pub fn control_loop_with(&self, strategy: Strategy) -> Result<ControlLoop> {
         let mut cl = control::instantiate(
             &self.control,
             &self.model,
+            strategy,
             &self.settings,
+            &self.event_driven,
             self.catalog.0.as_ref(),
             &self.places,
         )?;
@@ -307,9 +322,22 @@ impl BuiltScenario {
         }
     }
 
+    /// Sets up a simulation with the given strategy (the scenario's own is
+    /// [`BuiltScenario::strategy`]); its errors are located in the file.
+    pub fn simulator(&self, strategy: Strategy) -> Result<Simulator> {
+        match strategy {
+            Strategy::TimeStepping => self.simulation().map(Simulator::TimeStepping),
+            Strategy::EventDriven => {
+                EventDriven::new(Arc::clone(&self.model), self.event_driven.clone())
+                    .map(Simulator::EventDriven)
+                    .map_err(|e| self.places.simulation_error(e))
+            }
+        }
+    }
+
     /// Writes the current row (t, then the columns) of a simulation of this
     /// scenario's model into `out`, whose length must be `header().len()`.
-    pub fn row(&self, sim: &TimeStepping, out: &mut [f64]) {
+    pub fn row(&self, sim: &impl StateView, out: &mut [f64]) {
         out[0] = sim.time();
         for (o, c) in out[1..].iter_mut().zip(&self.columns) {
             *o = c.value(sim);

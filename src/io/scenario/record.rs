@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use super::error::{Place, Result, ScenarioError};
 use crate::control::{ControlLoop, ControllerId, ObserverId, SensorId};
 use crate::modelling::{InteractionId, Model, SystemId};
-use crate::simulation::TimeStepping;
+use crate::simulation::StateView;
 
 /// The most columns recorded when `record` is not given.
 pub const DEFAULT_COLUMN_LIMIT: usize = 1000;
@@ -58,7 +58,7 @@ pub struct Column {
 impl Column {
     /// The current value in a simulation of the model the column was made
     /// for. Columns of control objects need [`Column::value_in_loop`].
-    pub fn value(&self, sim: &TimeStepping) -> f64 {
+    pub fn value(&self, sim: &impl StateView) -> f64 {
         let slice = match self.variable {
             Variable::Q(s) => sim.q(s),
             Variable::V(s) => sim.v(s),

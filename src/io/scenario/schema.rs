@@ -134,6 +134,26 @@ pub struct SimulationTable {
     pub newton_tolerance: Option<SQ>,
     /// Newton loop iteration limit.
     pub newton_max_iterations: Option<SQ>,
+    /// `time-stepping` (default) or `event-driven`.
+    pub strategy: Option<SStr>,
+    /// Event-driven: `dormand_prince` (default) or `tr_bdf2`.
+    pub method: Option<SStr>,
+    /// Event-driven: relative tolerance of the error control.
+    pub rtol: Option<SQ>,
+    /// Event-driven: absolute tolerance of the error control.
+    pub atol: Option<SQ>,
+    /// Event-driven: largest integrator step.
+    pub max_step: Option<SQ>,
+    /// Event-driven: most integrator steps between two instants.
+    pub max_steps: Option<SQ>,
+    /// Event-driven: width of the event-location bracket (s).
+    pub event_tolerance: Option<SQ>,
+    /// Event-driven: accumulation rule, velocity threshold.
+    pub accumulation_velocity: Option<SQ>,
+    /// Event-driven: accumulation rule, free-flight time threshold (s).
+    pub accumulation_time: Option<SQ>,
+    /// Event-driven: also an output row after each nonsmooth event.
+    pub output_at_events: Option<Spanned<bool>>,
 }
 
 /// One `[[systems]]` entry; which keys apply depends on `type`.

@@ -1,5 +1,6 @@
-//! `[simulation]` and `[output] every`: the time-stepping settings, checked
-//! when the scenario is built, and the location of set-up errors.
+//! `[simulation]` and `[output] every`: the strategy and its settings
+//! (time-stepping, event-driven), checked when the scenario is built, and
+//! the location of set-up errors.
 
 use super::error::{Result, ScenarioError};
 use super::schema::{SimulationTable, SQ};
@@ -10,8 +11,16 @@ use crate::numerics::mlcp::{mlcp_solver, MLCP_SOLVERS};
 use crate::numerics::relay::{relay_solver, RELAY_SOLVERS};
 use crate::numerics::{NumericsError, SolverSettings};
 use crate::simulation::{
-    ClockError, FirstOrderScheme, SimulationError, TimeBase, TimeSteppingSettings,
+    ClockError, EventDrivenSettings, FirstOrderScheme, OdeMethod, SimulationError, Strategy,
+    TimeBase, TimeSteppingSettings,
 };
+
+/// The settings of both strategies and the scenario's choice.
+pub(super) struct AllSettings {
+    pub strategy: Strategy,
+    pub time_stepping: TimeSteppingSettings,
+    pub event_driven: EventDrivenSettings,
+}
 
 /// The settings of `[simulation]` (and `every` of `[output]`), checked as
 /// the simulation will check them; records where each key is in `places`.
@@ -20,7 +29,7 @@ pub(super) fn settings(
     sim: &SimulationTable,
     every: Option<&SQ>,
     places: &mut Places,
-) -> Result<TimeSteppingSettings> {
+) -> Result<AllSettings> {
     let src = ctx.src;
     let mut key = |name: &'static str, span: std::ops::Range<usize>| {
         places.settings.insert(name, src.span(span));
@@ -111,7 +120,90 @@ pub(super) fn settings(
         s.solver = name.to_string();
     }
     check_clock(&s).map_err(|e| places.simulation_error(e))?;
-    Ok(s)
+    let strategy = match &sim.strategy {
+        None => Strategy::TimeStepping,
+        Some(q) => {
+            places.settings.insert("strategy", src.span(q.span()));
+            q.get_ref()
+                .parse::<Strategy>()
+                .map_err(|reason| ScenarioError::Setting {
+                    at: ctx.at(q.span()),
+                    what: "strategy".into(),
+                    reason,
+                })?
+        }
+    };
+    // Event-driven: outputs on the time-stepping output grid, step × every.
+    let mut ed = EventDrivenSettings::new(s.step * s.output_every as f64, s.t_end);
+    ed.t0 = s.t0;
+    ed.solver = s.solver.clone();
+    ed.solver_settings = s.solver_settings;
+    places
+        .settings
+        .insert("output_step", places.settings["step"].clone());
+    for (q, name) in [
+        opt(&sim.rtol, "rtol"),
+        opt(&sim.atol, "atol"),
+        opt(&sim.max_step, "max_step"),
+        opt(&sim.event_tolerance, "event_tolerance"),
+        opt(&sim.accumulation_velocity, "accumulation_velocity"),
+        opt(&sim.accumulation_time, "accumulation_time"),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        places.settings.insert(name, src.span(q.span()));
+        let v = ctx.number(q, name)?;
+        match name {
+            "rtol" => ed.rtol = v,
+            "atol" => ed.atol = v,
+            "max_step" => ed.max_step = v,
+            "event_tolerance" => ed.event_tolerance = v,
+            "accumulation_velocity" => ed.accumulation_velocity = v,
+            _ => ed.accumulation_time = v,
+        }
+    }
+    if let Some(q) = &sim.max_steps {
+        places.settings.insert("max_steps", src.span(q.span()));
+        ed.max_steps = count(q, "max_steps")?;
+    }
+    if let Some(b) = &sim.output_at_events {
+        ed.output_at_events = *b.get_ref();
+    }
+    if let Some(m) = &sim.method {
+        ed.method = match m.get_ref().as_str() {
+            "dormand_prince" => OdeMethod::DormandPrince,
+            "tr_bdf2" => OdeMethod::TrBdf2,
+            other => {
+                return Err(ScenarioError::Setting {
+                    at: ctx.at(m.span()),
+                    what: "method".into(),
+                    reason: format!("unknown method `{other}` (methods: dormand_prince, tr_bdf2)"),
+                })
+            }
+        };
+    }
+    check_event_driven_clock(&ed).map_err(|e| places.simulation_error(e))?;
+    Ok(AllSettings {
+        strategy,
+        time_stepping: s,
+        event_driven: ed,
+    })
+}
+
+/// The checks [`crate::simulation::EventDriven::new`] makes of the settings
+/// and clock.
+fn check_event_driven_clock(s: &EventDrivenSettings) -> std::result::Result<(), SimulationError> {
+    s.validate()?;
+    let base = TimeBase::for_times(&[
+        ("t0", s.t0),
+        ("t_end", s.t_end),
+        ("output_step", s.output_step),
+    ])?;
+    base.ticks("t0", s.t0)?;
+    base.period("output_step", s.output_step)?;
+    base.ticks("t_end", s.t_end)?;
+    Ok(())
 }
 
 /// The checks [`crate::simulation::TimeStepping::new`] makes of the settings

@@ -231,6 +231,47 @@ pub enum SimulationError {
     /// A handle or input of the wrong size.
     #[error("{0}")]
     BadArgument(String),
+    /// Event-driven: the smooth integrator needed more than `max_steps`
+    /// steps without reaching the next instant.
+    #[error(
+        "t = {t}: {steps} integration steps without reaching the next instant (setting max_steps)"
+    )]
+    TooManySteps {
+        /// Time reached.
+        t: f64,
+        /// Steps taken since the last instant.
+        steps: u64,
+    },
+    /// Event-driven: the error control asked for a step below the
+    /// resolution of the time variable.
+    #[error("t = {t}: the step size {h:.3e} s is below the resolution of t (tolerances too tight for the dynamics)")]
+    StepSizeTooSmall {
+        /// Time reached.
+        t: f64,
+        /// The step size asked for.
+        h: f64,
+    },
+    /// Event-driven: events follow each other without time advancing.
+    #[error("t = {t}: {events} nonsmooth events without time advancing ({what})")]
+    EventStall {
+        /// The instant.
+        t: f64,
+        /// Events at this instant.
+        events: u64,
+        /// The last event.
+        what: String,
+    },
+    /// Event-driven: the multipliers of a mode are not determined by the
+    /// state (a singular block of D or of the Delassus matrix H M⁻¹ Hᵀ).
+    #[error("t = {t}: interaction '{interaction}': {reason}")]
+    SingularMode {
+        /// The instant.
+        t: f64,
+        /// The interaction.
+        interaction: String,
+        /// What is singular.
+        reason: String,
+    },
     /// An event instant that is not on the integration grid t₀ + k h.
     #[error("{what} = {value} s is not a whole number of integration steps (step {step} s); time-stepping runs events only at t0 + k·step")]
     OffGrid {
