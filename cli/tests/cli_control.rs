@@ -220,3 +220,46 @@ fn every_bundled_control_example_runs_and_converges() {
         assert!(end < 1e-6, "{obs}: final error {end}");
     }
 }
+
+#[test]
+fn implicit_smc_gives_the_same_sampled_trajectory_under_both_strategies() {
+    // The plant is linear between control instants: time-stepping with the
+    // exact zero-order hold and the event-driven integrator (error control,
+    // exact stops at every control instant) must agree there, up to the
+    // integrator's tolerance.
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for strategy in ["time-stepping", "event-driven"] {
+        let sub = dir.path().join(strategy);
+        let out = run(&[
+            "examples/smc_double_integrator.toml",
+            "--strategy",
+            strategy,
+            "--set",
+            "sensor_delay=0.02",
+            "--out",
+            &sub.display().to_string(),
+            "--quiet",
+        ]);
+        assert!(
+            out.status.success(),
+            "{strategy}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        runs.push(csv(&sub.join("smc_double_integrator.csv")));
+    }
+    let ((h1, a), (h2, b)) = (&runs[0], &runs[1]);
+    assert_eq!(h1, h2);
+    assert_eq!(a.len(), b.len());
+    let mut compared = 0;
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(x[0], y[0], "the same output instants");
+        if ((x[0] * 100.0).round() - x[0] * 100.0).abs() < 1e-9 {
+            for (p, q) in x.iter().zip(y) {
+                assert!((p - q).abs() <= 1e-9, "t = {}: {p} vs {q}", x[0]);
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 500, "{compared} control instants compared");
+}
