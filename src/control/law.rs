@@ -14,8 +14,8 @@ use super::error::ControlError;
 
 /// A linear time-invariant description of the plant, ẋ = A x + B u (+ b(t)),
 /// in the coordinates of the plant's state: x for a first-order system,
-/// x = (q, v) for a Lagrangian one (A = [[0, I], [−M⁻¹K, −M⁻¹C]],
-/// B = [[0], [M⁻¹B_a]]). B is the input matrix of the law's own actuator.
+/// x = (q, v) for a Lagrangian one (A = (0, I; −M⁻¹K, −M⁻¹C),
+/// B = (0; M⁻¹B_a)). B is the input matrix of the law's own actuator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinearPlant {
     /// A, n × n.

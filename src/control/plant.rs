@@ -13,7 +13,7 @@ use crate::simulation::{
 /// schedules event sources on its exact clock and reports the events of each
 /// instant; the loop reads the state and sets held inputs.
 pub trait Plant: Send {
-    /// Registers an event source (ticks of [`Plant::time_base`]); see
+    /// Registers an event source (ticks of the time base of [`Plant::tick`]); see
     /// [`TimeStepping::add_event_source`].
     fn add_event_source(
         &mut self,

@@ -311,7 +311,7 @@ impl SchurLemke {
     }
 }
 
-/// Lemke on the Schur-complement LCP (see [`SchurLemke`]). Refuses an MLCP
+/// Lemke on the Schur-complement LCP (the reduction of the private `SchurLemke` helper). Refuses an MLCP
 /// whose A block is singular.
 #[derive(Debug, Clone)]
 pub struct MlcpLemke {
