@@ -45,6 +45,15 @@ impl Controller for Gain {
     fn signal(&self, name: &str) -> Option<&[f64]> {
         (name == "seen").then_some(self.last.as_slice())
     }
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.last);
+    }
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new("gain", data);
+        let last = r.take(self.last.len())?;
+        self.last.copy_from_slice(last);
+        Ok(r.consumed())
+    }
 }
 
 /// x̂ = the measurement itself (C = I).
@@ -66,6 +75,15 @@ impl Observer for Copy {
     }
     fn estimate(&self) -> &[f64] {
         &self.x
+    }
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.x);
+    }
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new("copy", data);
+        let x = r.take(self.x.len())?;
+        self.x.copy_from_slice(x);
+        Ok(r.consumed())
     }
 }
 
