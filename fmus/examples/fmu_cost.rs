@@ -10,9 +10,9 @@ use std::time::Instant;
 use nonsmooth::io::scenario::Scenario;
 use nonsmooth_fmus::component::{Component, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
-use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
+use nonsmooth_fmus::runner::{FmuRunner, Runner};
 
-fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<ScenarioRunner> {
+fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<FmuRunner> {
     let text = std::fs::read_to_string(path).unwrap();
     let path = path.to_path_buf();
     let cfg = FmuConfig {
