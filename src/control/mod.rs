@@ -6,7 +6,9 @@
 //! order time-discretisation → nonsmooth → sensor → observer → actuator →
 //! output (docs/how-a-step-proceeds.md). Control laws implement
 //! [`Controller`], observers [`Observer`]; the laws themselves live in the
-//! `nonsmooth-controllers` crate.
+//! `nonsmooth-controllers` crate. [`ControlLoop::save_state`] and
+//! [`ControlLoop::restore_state`] roll a loop back bit-identically (the
+//! plant, the laws' memories, the delay lines: [`ControlLoopState`]).
 //!
 //! ```
 //! use nalgebra::{dmatrix, dvector};
