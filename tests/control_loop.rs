@@ -23,6 +23,10 @@ impl Controller for Gain {
         u[0] = -self.0 * y[0];
         Ok(())
     }
+    fn save_state(&self, _: &mut Vec<f64>) {}
+    fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> {
+        Ok(0)
+    }
 }
 
 /// u = constant, no measurement.
@@ -38,6 +42,10 @@ impl Controller for Constant {
     fn compute(&mut self, _t: f64, _y: &[f64], u: &mut [f64]) -> Result<(), ControlError> {
         u.copy_from_slice(&self.0);
         Ok(())
+    }
+    fn save_state(&self, _: &mut Vec<f64>) {}
+    fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> {
+        Ok(0)
     }
 }
 

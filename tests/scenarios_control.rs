@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use nonsmooth::control::*;
 use nonsmooth::io::scenario::{Scenario, ScenarioError};
+use nonsmooth::modelling::SystemId;
 use nonsmooth::simulation::StepOutcome;
 
 /// u = −k·y (k a matrix), or u = −k·y with k from a word `sign`.
@@ -45,6 +46,15 @@ impl Controller for Gain {
     fn signal(&self, name: &str) -> Option<&[f64]> {
         (name == "seen").then_some(self.last.as_slice())
     }
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.last);
+    }
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new("gain", data);
+        let last = r.take(self.last.len())?;
+        self.last.copy_from_slice(last);
+        Ok(r.consumed())
+    }
 }
 
 /// x̂ = the measurement itself (C = I).
@@ -66,6 +76,15 @@ impl Observer for Copy {
     }
     fn estimate(&self) -> &[f64] {
         &self.x
+    }
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.x);
+    }
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new("copy", data);
+        let x = r.take(self.x.len())?;
+        self.x.copy_from_slice(x);
+        Ok(r.consumed())
     }
 }
 
@@ -239,4 +258,77 @@ fn control_sections_report_located_errors() {
         .build()
         .unwrap_err();
     assert!(err.to_string().contains("nonsmooth-controllers"), "{err}");
+}
+
+#[test]
+fn a_sensor_fed_from_an_fmi_input_reads_the_held_value_at_its_instants() {
+    let text = format!(
+        "{LOOP}\n[fmi]\ninputs = [{{ name = \"measured\", target = \"sensor.y[0]\", start = 3 }}]\n"
+    );
+    let built = build(&text).unwrap();
+    let sensor = SensorId(0);
+    assert_eq!(built.fmi.fed_sensors(), [sensor]);
+    let mut cl = built.control_loop().unwrap();
+    assert_eq!(cl.sensor_input(sensor), [3.0], "held at its start value");
+    let c = cl.controller_id("controller").unwrap();
+    // t0: the capture reads the start value, not x = 1.
+    cl.step().unwrap();
+    assert_eq!(cl.sensor_output(sensor), [3.0]);
+    assert_eq!(cl.controller_input(c), [-6.0]);
+    // A new value is read at the sensor's next instant (t = 0.1), not before.
+    built.fmi.apply_inputs(&mut cl, &[5.0]).unwrap();
+    for _ in 0..9 {
+        cl.step().unwrap();
+        assert_eq!(cl.sensor_output(sensor), [3.0]);
+    }
+    cl.step().unwrap();
+    assert!((cl.time() - 0.1).abs() < 1e-15);
+    assert_eq!(cl.sensor_output(sensor), [5.0]);
+    assert_eq!(cl.controller_input(c), [-10.0]);
+    // The plant integrated ẋ = u: −6 over the first period.
+    assert!((cl.plant().q(SystemId(0))[0] - (1.0 - 0.6)).abs() < 1e-12);
+    // The held value is part of the loop's state.
+    let saved = cl.save_state().unwrap();
+    built.fmi.apply_inputs(&mut cl, &[7.0]).unwrap();
+    cl.restore_state(&saved).unwrap();
+    assert_eq!(cl.sensor_input(sensor), [5.0]);
+    // A sensor that measures its system refuses an input.
+    let plain = build(LOOP).unwrap();
+    let mut cl = plain.control_loop().unwrap();
+    assert!(cl.set_sensor_input(sensor, &[1.0]).is_err());
+    assert!(cl.sensor_input(sensor).is_empty());
+}
+
+#[test]
+fn sensor_inputs_are_checked_and_located() {
+    let two = LOOP
+        .replace("x0 = [1]\nA = [[0]]", "x0 = [1, 0]\nA = [[0, 0], [0, 0]]")
+        .replace("C = [[1]]", "C = [[1, 0], [0, 1]]")
+        .replace("x0 = [0.5]", "x0 = [0.5, 0]")
+        .replace("B = [[1]]", "B = [[1], [0]]")
+        .replace("k = [[\"gain\"]]", "k = [[\"gain\", 0]]");
+    assert!(build(&two).is_ok(), "{:?}", build(&two).err());
+    let with = |inputs: &str| format!("{two}\n[fmi]\ninputs = [{inputs}]\n");
+    let text = with("{ name = \"a\", target = \"sensor.y[0]\" }");
+    let line = text.lines().count();
+    assert_error(
+        &text,
+        line,
+        "every component of its measurement must be an input (missing `sensor.y[1]`)",
+    );
+    let text = with("{ name = \"a\", target = \"sensor.y[2]\" }");
+    assert_error(
+        &text,
+        line,
+        "index 2 is out of range, sensor `sensor` measures 2 values",
+    );
+    let text = with("{ target = \"controller.y[0]\" }");
+    assert_error(&text, line, "`y` is not an input");
+    let text = with(
+        "{ name = \"a\", target = \"sensor.y[0]\" }, { name = \"b\", target = \"sensor.y[1]\" }",
+    );
+    let built = build(&text).unwrap();
+    let mut cl = built.control_loop().unwrap();
+    built.fmi.apply_inputs(&mut cl, &[1.5, -2.5]).unwrap();
+    assert_eq!(cl.sensor_input(SensorId(0)), [1.5, -2.5]);
 }

@@ -9,7 +9,13 @@
 //! * a C host compiled with gcc that makes every mistake it can
 //!   (`tests/fmi/bad_host.c`);
 //! * a plant FMU and a controller FMU connected in libcosim
-//!   (`tests/fmi/cosim.py`) against the same loop in one process.
+//!   (`tests/fmi/cosim.py`) against the same loop in one process;
+//! * FMUs of control loops (sensors, controllers): `fmpy validate` and
+//!   `fmpy simulate` of the sliding-mode examples against `nonsmooth run`,
+//!   `fmutool -check`, rollback through fmpy (`tests/fmi/rollback.py`), and
+//!   the sliding-mode loop split into a plant FMU and a controller FMU in
+//!   libcosim (`tests/fmi/cosim_smc.py`) against the single-process loop
+//!   with an actuation delay of one communication step.
 //!
 //! The Python tools live in a virtual environment: `NONSMOOTH_FMI_VENV`, or
 //! `target/fmi-venv` at the workspace root when it is not set. `.ci/fmi-venv`
@@ -49,8 +55,13 @@ fn nonsmooth(args: &[&str]) -> Output {
 
 /// Exports `scenario` (with `--set` values) into `dir`; returns the FMU path.
 fn export(dir: &Path, scenario: &str, sets: &[&str]) -> PathBuf {
-    let fmu = dir.join(format!("{}.fmu", scenario.trim_end_matches(".toml")));
-    let file = example(scenario);
+    export_file(dir, &example(scenario), sets)
+}
+
+/// Exports the scenario file `file` (with `--set` values) into `dir`.
+fn export_file(dir: &Path, file: &Path, sets: &[&str]) -> PathBuf {
+    let stem = file.file_stem().unwrap().to_str().unwrap();
+    let fmu = dir.join(format!("{stem}.fmu"));
     let mut args = vec![
         "fmu",
         "export",
@@ -404,7 +415,13 @@ fn fmpy_simulates_the_relay_and_the_diode_bridge_like_the_native_run() {
 fn fmutool_checks_the_fmu() {
     let venv = venv();
     let dir = tempfile::tempdir().unwrap();
-    for scenario in ["bouncing_ball.toml", "diode_bridge.toml", "relay.toml"] {
+    for scenario in [
+        "bouncing_ball.toml",
+        "diode_bridge.toml",
+        "relay.toml",
+        "smc_tutorial.toml",
+        "smc_double_integrator.toml",
+    ] {
         let fmu = export(dir.path(), scenario, &[]);
         let out = tool(
             &venv,
@@ -563,5 +580,234 @@ fn a_plant_and_a_controller_fmu_in_libcosim_match_the_single_process_loop() {
             worst <= 1e-12,
             "communication step {comm_steps} h: largest difference {worst:e}"
         );
+    }
+}
+
+/// `nonsmooth run` of an example with `--set` values; returns the CSV path.
+fn native_run(dir: &Path, scenario: &str, sets: &[&str]) -> PathBuf {
+    let out = dir.join(format!("native_{}", sets.join("_").replace(['=', '.'], "")));
+    let file = example(scenario);
+    let mut args = vec![
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let run = nonsmooth(&args);
+    assert!(run.status.success(), "{}", stderr(&run));
+    out.join(scenario.replace(".toml", ".csv"))
+}
+
+#[test]
+fn fmpy_validates_and_simulates_the_sliding_mode_loops_like_the_native_run() {
+    // Control loops: plant, sensor values, controller inputs and signals
+    // (u, u_eq, u_s, sigma) as outputs, at communication steps of one
+    // integration step and of one control period; the double integrator
+    // also with delayed sensor and actuator.
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    /// Communication steps, with the number of integration steps in each.
+    type Grids = &'static [(&'static str, usize)];
+    let cases: [(&str, &[&str], Grids); 3] = [
+        ("smc_tutorial.toml", &[], &[("1e-4", 1), ("1e-2", 100)]),
+        (
+            "smc_double_integrator.toml",
+            &[],
+            &[("1e-3", 1), ("1e-2", 10)],
+        ),
+        (
+            "smc_double_integrator.toml",
+            &["sensor_delay=0.025", "actuator_delay=0.013"],
+            &[("1e-3", 1), ("5e-3", 5)],
+        ),
+    ];
+    for (k, (scenario, sets, grids)) in cases.into_iter().enumerate() {
+        let sub = d.join(k.to_string());
+        fs::create_dir_all(&sub).unwrap();
+        let fmu = export(&sub, scenario, sets);
+        let out = tool(&venv, "fmpy", &["validate", fmu.to_str().unwrap()]);
+        assert!(
+            out.status.success() && stdout(&out).contains("No problems found"),
+            "fmpy validate {scenario}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let native = native_run(&sub, scenario, sets);
+        let (header, _) = read_csv(&native);
+        for column in [
+            "controller.u[0]",
+            "controller.u_eq[0]",
+            "controller.u_s[0]",
+            "controller.sigma[0]",
+        ] {
+            assert!(
+                header.iter().any(|h| h == column),
+                "{scenario}: no output {column}"
+            );
+        }
+        for &(interval, every) in grids {
+            let csv = sub.join(format!("fmpy_{every}.csv"));
+            let out = tool(
+                &venv,
+                "fmpy",
+                &[
+                    "simulate",
+                    fmu.to_str().unwrap(),
+                    "--output-interval",
+                    interval,
+                    "--output-file",
+                    csv.to_str().unwrap(),
+                ],
+            );
+            assert!(
+                out.status.success(),
+                "fmpy simulate {scenario}: {}{}",
+                stdout(&out),
+                stderr(&out)
+            );
+            compare_with_native(&csv, &native, every);
+        }
+    }
+}
+
+#[test]
+fn a_control_fmu_rolls_back_through_fmpy() {
+    // The sliding-mode double integrator with measurements and inputs in
+    // transit on both delay lines at the save.
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let host = manifest().join("cli/tests/fmi/rollback.py");
+    for (scenario, sets, step, before, after) in [
+        (
+            "smc_double_integrator.toml",
+            &["sensor_delay=0.025", "actuator_delay=0.013"][..],
+            "0.002",
+            "137",
+            "300",
+        ),
+        (
+            "smc_tutorial.toml",
+            &["law=smc_improved"][..],
+            "0.0003",
+            "1001",
+            "500",
+        ),
+    ] {
+        let fmu = export(dir.path(), scenario, sets);
+        let out = tool(
+            &venv,
+            "python",
+            &[
+                host.to_str().unwrap(),
+                fmu.to_str().unwrap(),
+                step,
+                before,
+                after,
+            ],
+        );
+        assert!(
+            out.status.success() && stdout(&out).contains(" passed, 0 failed"),
+            "rollback of {scenario}:\n{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn a_sliding_mode_loop_split_into_two_fmus_in_libcosim_is_the_loop_with_one_step_of_actuation_delay(
+) {
+    // Plant FMU: the double integrator and its sensor (period T = 0.01 s),
+    // force as input. Controller FMU: the law reading the measurement as
+    // inputs, sensor and controller from t0 + T. libcosim exchanges them
+    // every H = T. Over (t_k, t_(k+1)] the plant is driven by the
+    // controller's output at t_k, computed at t_k from the measurement of
+    // t_(k-1) (0 over the first step). That is exactly the single-process
+    // loop of examples/smc_double_integrator.toml with actuator_delay = T:
+    // u_k computed from x(t_k), applied over (t_(k+1), t_(k+2)], u = 0
+    // before t_1. So at every communication point t_k: the plant's x(t_k)
+    // and the controller's u equal the native row at t_k, and the
+    // controller's σ (taken at t_(k-1)) the native σ at t_(k-1).
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = manifest().join("cli/tests/fmi");
+    let steps = 300; // 3 s: σ reaches 0 at t ≈ 1 and stays near it
+    for law in ["smc_implicit", "smc_ot2"] {
+        let sub = d.join(law);
+        fs::create_dir_all(&sub).unwrap();
+        let plant = export_file(&sub, &data.join("smc_plant.toml"), &[]);
+        let law_set = format!("law={law}");
+        let ctrl = export_file(&sub, &data.join("smc_controller.toml"), &[&law_set]);
+        let csv = sub.join("cosim.csv");
+        let out = tool(
+            &venv,
+            "python",
+            &[
+                data.join("cosim_smc.py").to_str().unwrap(),
+                plant.to_str().unwrap(),
+                ctrl.to_str().unwrap(),
+                "10000000",
+                &steps.to_string(),
+                csv.to_str().unwrap(),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "libcosim: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let (_, rows) = read_csv(&csv);
+        assert_eq!(rows.len(), steps);
+
+        let native = |delay: &str| {
+            let (h, r) = read_csv(&native_run(
+                &sub,
+                "smc_double_integrator.toml",
+                &[&law_set, &format!("actuator_delay={delay}")],
+            ));
+            let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+            let cols = [
+                col("plant.x[0]"),
+                col("plant.x[1]"),
+                col("controller.u[0]"),
+                col("controller.sigma[0]"),
+            ];
+            // One row per integration step h = T/10.
+            let at = |k: usize| cols.map(|c| r[10 * k][c]);
+            (0..=steps).map(at).collect::<Vec<[f64; 4]>>()
+        };
+        let delayed = native("0.01");
+        let mut worst = 0.0f64;
+        for row in &rows {
+            let k = row[0] as usize;
+            let expect = [
+                delayed[k][0],
+                delayed[k][1],
+                delayed[k][2],
+                delayed[k - 1][3],
+            ];
+            for (x, y) in row[1..].iter().zip(expect) {
+                worst = worst.max((x - y).abs());
+            }
+        }
+        assert!(worst <= 1e-12, "{law}: largest difference {worst:e}");
+        // The loop without the delay is another trajectory: the relation
+        // above is not a coincidence of a loop that does not care.
+        let undelayed = native("0");
+        let gap = rows
+            .iter()
+            .map(|r| (r[1] - undelayed[r[0] as usize][0]).abs())
+            .fold(0.0, f64::max);
+        assert!(gap > 1e-3, "{law}: {gap:e}");
+        // σ reaches the surface: the loop works.
+        let last = rows.last().unwrap();
+        assert!(last[4].abs() < 0.01, "{law}: σ = {}", last[4]);
     }
 }

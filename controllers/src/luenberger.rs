@@ -35,7 +35,7 @@
 //! [`ObserverSetup::c`]: nonsmooth::control::ObserverSetup::c
 
 use nalgebra::DMatrix;
-use nonsmooth::control::{ControlError, LawParams, Observer, ObserverSetup};
+use nonsmooth::control::{ControlError, LawParams, Observer, ObserverSetup, StateReader};
 
 use crate::linalg::{
     check_finite, dim_err, invalid, mul_add, mul_to, shape, spectral_radius, unsupported, zoh,
@@ -168,5 +168,23 @@ impl Observer for Luenberger {
 
     fn estimate(&self) -> &[f64] {
         &self.xhat
+    }
+
+    /// The estimate, the previous measurement and whether there is one.
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.xhat);
+        out.extend_from_slice(&self.y_prev);
+        out.push(f64::from(u8::from(self.has_prev)));
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let xhat = r.take(self.xhat.len())?;
+        let y_prev = r.take(self.y_prev.len())?;
+        let has_prev = r.flag()?;
+        self.xhat.copy_from_slice(xhat);
+        self.y_prev.copy_from_slice(y_prev);
+        self.has_prev = has_prev;
+        Ok(r.consumed())
     }
 }

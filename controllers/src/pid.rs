@@ -47,7 +47,7 @@
 //! [`ControllerSetup::period`]: nonsmooth::control::ControllerSetup::period
 
 use nalgebra::DMatrix;
-use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams};
+use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams, StateReader};
 
 use crate::linalg::{check_finite, dim_err, invalid, per_channel, shape};
 
@@ -375,5 +375,27 @@ impl Controller for Pid {
 
     fn signal(&self, name: &str) -> Option<&[f64]> {
         (name == "e").then_some(self.e.as_slice())
+    }
+
+    /// The integral I, the previous measurement and whether there is one,
+    /// and the error signal e.
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.integral);
+        out.extend_from_slice(&self.y_prev);
+        out.push(f64::from(u8::from(self.has_prev)));
+        out.extend_from_slice(&self.e);
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let integral = r.take(self.integral.len())?;
+        let y_prev = r.take(self.y_prev.len())?;
+        let has_prev = r.flag()?;
+        let e = r.take(self.e.len())?;
+        self.integral.copy_from_slice(integral);
+        self.y_prev.copy_from_slice(y_prev);
+        self.has_prev = has_prev;
+        self.e.copy_from_slice(e);
+        Ok(r.consumed())
     }
 }

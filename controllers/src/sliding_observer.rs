@@ -53,7 +53,7 @@
 //! [`ObserverSetup::c`]: nonsmooth::control::ObserverSetup::c
 
 use nalgebra::DMatrix;
-use nonsmooth::control::{ControlError, LawParams, Observer, ObserverSetup};
+use nonsmooth::control::{ControlError, LawParams, Observer, ObserverSetup, StateReader};
 
 use crate::linalg::{
     check_finite, check_positive, dim_err, invalid, inverse, mul_add, mul_to, per_channel, shape,
@@ -197,5 +197,20 @@ impl Observer for SlidingObserver {
 
     fn estimate(&self) -> &[f64] {
         &self.xhat
+    }
+
+    /// The estimate and whether the first measurement was seen.
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.xhat);
+        out.push(f64::from(u8::from(self.started)));
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let xhat = r.take(self.xhat.len())?;
+        let started = r.flag()?;
+        self.xhat.copy_from_slice(xhat);
+        self.started = started;
+        Ok(r.consumed())
     }
 }

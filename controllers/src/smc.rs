@@ -112,7 +112,7 @@
 //! [`ControllerSetup::period`]: nonsmooth::control::ControllerSetup::period
 
 use nalgebra::DMatrix;
-use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams};
+use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams, StateReader};
 use nonsmooth::numerics::relay::{DefaultRelay, Relay, RelaySolver};
 use nonsmooth::numerics::{Matrix, SolverSettings};
 
@@ -137,6 +137,26 @@ fn smc_signal<'a>(
         "sigma" => Some(sigma),
         _ => None,
     }
+}
+
+/// Appends the signals (u_eq, u_s, σ).
+fn save_signals(out: &mut Vec<f64>, u_eq: &[f64], u_s: &[f64], sigma: &[f64]) {
+    out.extend_from_slice(u_eq);
+    out.extend_from_slice(u_s);
+    out.extend_from_slice(sigma);
+}
+
+/// Reads the signals (u_eq, u_s, σ) saved by [`save_signals`], each of
+/// length m.
+fn take_signals<'a>(r: &mut StateReader<'a>, m: usize) -> Result<[&'a [f64]; 3], ControlError> {
+    Ok([r.take(m)?, r.take(m)?, r.take(m)?])
+}
+
+/// Copies values read by [`take_signals`] into (u_eq, u_s, σ).
+fn put_signals(read: [&[f64]; 3], u_eq: &mut [f64], u_s: &mut [f64], sigma: &mut [f64]) {
+    u_eq.copy_from_slice(read[0]);
+    u_s.copy_from_slice(read[1]);
+    sigma.copy_from_slice(read[2]);
 }
 
 /// The discrete data every law of the family needs.
@@ -263,6 +283,23 @@ impl ImplicitRelay {
         Ok(r)
     }
 
+    /// Appends the warm start of the next solve (z, and w = M z + q).
+    fn save(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.z);
+        out.extend_from_slice(&self.w);
+    }
+
+    /// Reads what [`ImplicitRelay::save`] wrote (two slices of length m).
+    fn take<'a>(&self, r: &mut StateReader<'a>) -> Result<[&'a [f64]; 2], ControlError> {
+        Ok([r.take(self.z.len())?, r.take(self.w.len())?])
+    }
+
+    /// Copies values read by [`ImplicitRelay::take`].
+    fn put(&mut self, read: [&[f64]; 2]) {
+        self.z.copy_from_slice(read[0]);
+        self.w.copy_from_slice(read[1]);
+    }
+
     /// Sets q = σ̃_{k+1}, solves, leaves z = u_s/α in `self.z`.
     fn solve(&mut self, t: f64, name: &str) -> Result<(), ControlError> {
         let report = self
@@ -368,6 +405,29 @@ impl Controller for ImplicitSmc {
     fn signal(&self, name: &str) -> Option<&[f64]> {
         smc_signal(name, &self.u_eq, &self.u_s, &self.sigma)
     }
+
+    /// The signals and the relay's warm start (z = u_s/α of the last
+    /// instant, and w).
+    fn save_state(&self, out: &mut Vec<f64>) {
+        save_signals(out, &self.u_eq, &self.u_s, &self.sigma);
+        if let Some(relay) = &self.relay {
+            relay.save(out);
+        }
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let signals = take_signals(&mut r, self.sigma.len())?;
+        let warm = match &self.relay {
+            Some(relay) => Some(relay.take(&mut r)?),
+            None => None,
+        };
+        put_signals(signals, &mut self.u_eq, &mut self.u_s, &mut self.sigma);
+        if let (Some(relay), Some(warm)) = (&mut self.relay, warm) {
+            relay.put(warm);
+        }
+        Ok(r.consumed())
+    }
 }
 
 /// The explicit linear sliding-mode controller, optionally with a boundary
@@ -470,6 +530,18 @@ impl Controller for ExplicitSmc {
 
     fn signal(&self, name: &str) -> Option<&[f64]> {
         smc_signal(name, &self.u_eq, &self.u_s, &self.sigma)
+    }
+
+    /// The signals: the law itself has no memory.
+    fn save_state(&self, out: &mut Vec<f64>) {
+        save_signals(out, &self.u_eq, &self.u_s, &self.sigma);
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let signals = take_signals(&mut r, self.sigma.len())?;
+        put_signals(signals, &mut self.u_eq, &mut self.u_s, &mut self.sigma);
+        Ok(r.consumed())
     }
 }
 
@@ -590,6 +662,25 @@ impl Controller for Ot2Smc {
 
     fn signal(&self, name: &str) -> Option<&[f64]> {
         smc_signal(name, &self.u_eq, &self.u_s, &self.sigma)
+    }
+
+    /// The prediction x̂_{k+1} = Φ x_k + Γ u_k and whether there is one,
+    /// and the signals.
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.xhat);
+        out.push(f64::from(u8::from(self.has_prev)));
+        save_signals(out, &self.u_eq, &self.u_s, &self.sigma);
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let xhat = r.take(self.xhat.len())?;
+        let has_prev = r.flag()?;
+        let signals = take_signals(&mut r, self.sigma.len())?;
+        self.xhat.copy_from_slice(xhat);
+        self.has_prev = has_prev;
+        put_signals(signals, &mut self.u_eq, &mut self.u_s, &mut self.sigma);
+        Ok(r.consumed())
     }
 }
 
@@ -778,5 +869,45 @@ impl Controller for ImprovedSmc {
             "u_p" => Some(&self.u_p),
             _ => None,
         }
+    }
+
+    /// The measured perturbation effects δ_{k−1}, δ_{k−2}, δ_{k−3} and how
+    /// many are known, the prediction σ̂_{k+1} and whether there is one, the
+    /// signals (u_eq, u_s, σ, u_p) and the relay's warm start.
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.history);
+        out.push(self.known as f64);
+        out.extend_from_slice(&self.sigma_pred);
+        out.push(f64::from(u8::from(self.has_prev)));
+        save_signals(out, &self.u_eq, &self.u_s, &self.sigma);
+        out.extend_from_slice(&self.u_p);
+        if let Some(relay) = &self.relay {
+            relay.save(out);
+        }
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let m = self.sigma.len();
+        let history = r.take(self.history.len())?;
+        let known = r.count(3)?;
+        let sigma_pred = r.take(m)?;
+        let has_prev = r.flag()?;
+        let signals = take_signals(&mut r, m)?;
+        let u_p = r.take(m)?;
+        let warm = match &self.relay {
+            Some(relay) => Some(relay.take(&mut r)?),
+            None => None,
+        };
+        self.history.copy_from_slice(history);
+        self.known = known;
+        self.sigma_pred.copy_from_slice(sigma_pred);
+        self.has_prev = has_prev;
+        put_signals(signals, &mut self.u_eq, &mut self.u_s, &mut self.sigma);
+        self.u_p.copy_from_slice(u_p);
+        if let (Some(relay), Some(warm)) = (&mut self.relay, warm) {
+            relay.put(warm);
+        }
+        Ok(r.consumed())
     }
 }

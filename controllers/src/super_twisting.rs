@@ -65,7 +65,7 @@
 //!
 //! `sigma` (1): σ_k; `v` (1): the integral state v after the instant.
 
-use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams};
+use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams, StateReader};
 
 use crate::linalg::{check_positive, dim_err, sign0};
 
@@ -186,6 +186,21 @@ impl Controller for SuperTwisting {
             "v" => Some(&self.v),
             _ => None,
         }
+    }
+
+    /// The integral state v and the signal σ_k.
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.sigma);
+        out.extend_from_slice(&self.v);
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let sigma = r.take(1)?;
+        let v = r.take(1)?;
+        self.sigma.copy_from_slice(sigma);
+        self.v.copy_from_slice(v);
+        Ok(r.consumed())
     }
 }
 

@@ -95,7 +95,7 @@
 //!
 //! `sigma` (2): (σ_k, σ̇_k) as measured.
 
-use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams};
+use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams, StateReader};
 
 use crate::linalg::{check_positive, dim_err, invalid, sign0};
 
@@ -241,6 +241,18 @@ impl Controller for Twisting {
 
     fn signal(&self, name: &str) -> Option<&[f64]> {
         (name == "sigma").then_some(&self.sigma[..])
+    }
+
+    /// The signal (σ_k, σ̇_k): the law itself has no memory.
+    fn save_state(&self, out: &mut Vec<f64>) {
+        out.extend_from_slice(&self.sigma);
+    }
+
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
+        let mut r = StateReader::new(self.law(), data);
+        let sigma = r.take(2)?;
+        self.sigma.copy_from_slice(sigma);
+        Ok(r.consumed())
     }
 }
 

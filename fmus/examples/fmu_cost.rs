@@ -1,8 +1,9 @@
 //! What the FMU layer costs: µs per fmi2DoStep (one integration step per
 //! communication step) against the native step, and per FMU state save,
-//! restore and serialization, for the bundled bouncing ball and a column of
-//! 100 beads. `cargo run --release -p nonsmooth-fmus --example fmu_cost`
-//! (figures in docs/fmi.md).
+//! restore and serialization, for the bundled bouncing ball, a column of
+//! 100 beads and two sliding-mode control loops.
+//! `cargo run --release -p nonsmooth-fmus --example fmu_cost` (figures in
+//! docs/fmi.md).
 
 use std::path::Path;
 use std::time::Instant;
@@ -10,9 +11,9 @@ use std::time::Instant;
 use nonsmooth::io::scenario::Scenario;
 use nonsmooth_fmus::component::{Component, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
-use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
+use nonsmooth_fmus::runner::{FmuRunner, Runner};
 
-fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<ScenarioRunner> {
+fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<FmuRunner> {
     let text = std::fs::read_to_string(path).unwrap();
     let path = path.to_path_buf();
     let cfg = FmuConfig {
@@ -43,15 +44,28 @@ fn measure(file: &str, overrides: &[(&str, &str)], steps: usize) {
             .set_parameter(k, nonsmooth_fmus::runner::quantity(v))
             .unwrap();
     }
-    let built = scenario.build().unwrap();
+    let built = scenario.build_with(nonsmooth_fmus::runner::laws()).unwrap();
     let h = built.settings.step;
-    let mut sim = built.simulation().unwrap();
-    sim.step().unwrap();
-    let t = Instant::now();
-    for _ in 0..steps {
+    let native = if built.control.is_empty() {
+        let mut sim = built.simulation().unwrap();
         sim.step().unwrap();
-    }
-    let native = t.elapsed().as_secs_f64() * 1e6 / steps as f64;
+        let t = Instant::now();
+        for _ in 0..steps {
+            sim.step().unwrap();
+        }
+        t.elapsed().as_secs_f64() * 1e6 / steps as f64
+    } else {
+        // The control loop, as the FMU runs it.
+        let mut cl = built
+            .control_loop_with(nonsmooth::simulation::Strategy::TimeStepping)
+            .unwrap();
+        cl.step().unwrap();
+        let t = Instant::now();
+        for _ in 0..steps {
+            cl.step().unwrap();
+        }
+        t.elapsed().as_secs_f64() * 1e6 / steps as f64
+    };
 
     let mut c = instance(&path, overrides);
     assert_eq!(c.setup_experiment(0.0, None), Status::Ok);
@@ -104,5 +118,17 @@ fn main() {
         "beads_column.toml",
         &[("beads", "100"), ("gap", "0"), ("t_end", "10")],
         2_000,
+    );
+    // Control loops: the implicit sliding-mode law (a relay problem per
+    // control period), with measurements and inputs in transit.
+    measure("smc_tutorial.toml", &[("t_end", "30")], 200_000);
+    measure(
+        "smc_double_integrator.toml",
+        &[
+            ("sensor_delay", "0.025"),
+            ("actuator_delay", "0.013"),
+            ("t_end", "300"),
+        ],
+        200_000,
     );
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use nonsmooth::io::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{quantity, RunnerError, ScenarioRunner};
+use crate::runner::{quantity, FmuRunner, RunnerError};
 
 /// The file name of the configuration in resources/.
 pub const CONFIG_FILE: &str = "nonsmooth-fmu.json";
@@ -90,12 +90,9 @@ pub fn load(dir: &Path) -> Result<(FmuConfig, String, PathBuf), String> {
     Ok((cfg, scenario, scenario_path))
 }
 
-/// A runner of the scenario text with the export's overrides.
-pub fn make_runner(
-    cfg: &FmuConfig,
-    text: &str,
-    path: &Path,
-) -> Result<ScenarioRunner, RunnerError> {
+/// The runner of the scenario text with the export's overrides (a control
+/// loop when the scenario has sensors, observers or controllers).
+pub fn make_runner(cfg: &FmuConfig, text: &str, path: &Path) -> Result<FmuRunner, RunnerError> {
     let mut scenario =
         Scenario::from_str(text, path).map_err(|e| RunnerError::Build(e.to_string()))?;
     for (name, value) in &cfg.overrides {
@@ -103,7 +100,7 @@ pub fn make_runner(
             .set_parameter(name, quantity(value))
             .map_err(|e| RunnerError::Build(e.to_string()))?;
     }
-    ScenarioRunner::new(scenario, &cfg.guid)
+    FmuRunner::new(scenario, &cfg.guid)
 }
 
 #[cfg(test)]

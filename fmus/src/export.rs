@@ -11,7 +11,7 @@ use zip::write::SimpleFileOptions;
 use zip::CompressionMethod;
 
 use crate::config::{FmuConfig, CONFIG_FILE, SCENARIO_FILE};
-use crate::runner::quantity;
+use crate::runner::{laws, quantity};
 use crate::variables::{guid_of, Interface, VarKind};
 use crate::xml::model_description;
 
@@ -127,9 +127,17 @@ pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
             .set_parameter(name, quantity(value))
             .map_err(Box::new)?;
     }
-    let built = scenario.build().map_err(Box::new)?;
-    // The same checks the runtime makes when it is instantiated.
-    built.simulation().map_err(Box::new)?;
+    let built = scenario.build_with(laws()).map_err(Box::new)?;
+    // The same checks the runtime makes when it is instantiated: the plant's
+    // simulation, or the control loop (on a time-stepping plant) when the
+    // scenario has sensors, observers or controllers.
+    if built.control.is_empty() {
+        built.simulation().map_err(Box::new)?;
+    } else {
+        built
+            .control_loop_with(nonsmooth::simulation::Strategy::TimeStepping)
+            .map_err(Box::new)?;
+    }
     let iface = Interface::new(&built);
 
     let library = std::fs::read(req.library).map_err(|source| ExportError::Library {

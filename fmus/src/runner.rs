@@ -1,13 +1,20 @@
 //! The simulation behind an FMU instance, seen through a small trait
 //! ([`Runner`]) so the FMI layer (`component`, `fmi2`) does not depend on
-//! which simulation runs: [`ScenarioRunner`] runs a scenario's
-//! time-stepping simulation; a control simulation will implement the same
-//! trait.
+//! which simulation runs. [`SimulationRunner`] runs any [`FmuSimulation`]:
+//! [`ScenarioRunner`] a scenario's time-stepping simulation of the plant
+//! alone, [`ControlRunner`] a scenario's control loop (sensors, observers,
+//! controllers and their delay lines around the plant). [`FmuRunner`]
+//! picks one for a scenario: the control loop when it has sensors,
+//! observers or controllers.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use nonsmooth::io::scenario::{BuiltScenario, Quantity, Scenario};
-use nonsmooth::simulation::{StateError, StepOutcome, TimeBase, TimeStepping, TimeSteppingState};
+use nonsmooth::control::{ControlLoop, ControlLoopState};
+use nonsmooth::io::scenario::{BuiltScenario, Column, FmiSpec, Quantity, Scenario};
+use nonsmooth::simulation::{
+    Statistics, StepOutcome, Strategy, TimeBase, TimeStepping, TimeSteppingState,
+};
 use thiserror::Error;
 
 use crate::variables::{Interface, VarKind};
@@ -60,7 +67,9 @@ pub trait Runner {
     fn interface(&self) -> &Interface;
     /// Sets the experiment (start and stop time), before initialization.
     fn setup_experiment(&mut self, experiment: Experiment) -> Result<(), RunnerError>;
-    /// Builds the simulation with the current parameter values.
+    /// Enters initialization: builds the simulation with the current
+    /// parameter values and computes the instant t₀ with the current input
+    /// values.
     fn initialize(&mut self) -> Result<(), RunnerError>;
     /// Ends initialization: the simulation is at its start time.
     fn start_stepping(&mut self) -> Result<(), RunnerError>;
@@ -96,14 +105,186 @@ pub fn quantity(value: &str) -> Quantity {
     }
 }
 
-/// The simulation and its scenario.
-struct Running {
-    built: BuiltScenario,
-    sim: TimeStepping,
+/// The catalog of control laws FMUs are built with (every law of
+/// `nonsmooth-controllers`).
+pub fn laws() -> Arc<dyn nonsmooth::control::LawCatalog> {
+    Arc::new(nonsmooth_controllers::Catalog)
 }
 
-/// Runs a scenario's time-stepping simulation for an FMU instance.
-pub struct ScenarioRunner {
+/// A simulation an FMU instance runs, on the exact clock of a time-stepping
+/// plant: its instants lie on the integration grid t₀ + k·h.
+pub trait FmuSimulation: Sized {
+    /// Its complete state.
+    type State: Clone + PartialEq + std::fmt::Debug;
+    /// Sets it up for a built scenario, with the `[fmi]` inputs held at
+    /// their start values.
+    fn from_built(built: &BuiltScenario) -> Result<Self, String>;
+    /// Holds the input values (one per declared input).
+    fn apply_inputs(&mut self, spec: &FmiSpec, values: &[f64]) -> Result<(), String>;
+    /// Advances to the next instant and processes its events.
+    fn step(&mut self) -> Result<StepOutcome, String>;
+    /// The instant of the next pending event, in ticks.
+    fn next_event_tick(&self) -> Option<i64>;
+    /// The current instant in ticks, and the time base.
+    fn tick(&self) -> (i64, TimeBase);
+    /// The integration step and t₀, in ticks.
+    fn grid(&self) -> Result<(i64, i64), String>;
+    /// The last instant, in ticks.
+    fn end_tick(&self) -> i64;
+    /// The current time in seconds.
+    fn time(&self) -> f64;
+    /// The final time in seconds.
+    fn t_end(&self) -> f64;
+    /// The current value of an output column.
+    fn output(&self, column: &Column) -> f64;
+    /// Counters of the run.
+    fn statistics(&self) -> Statistics;
+    /// The complete state.
+    fn save_state(&self) -> Result<Self::State, String>;
+    /// The complete state, into an existing one.
+    fn save_state_into(&self, into: &mut Self::State) -> Result<(), String>;
+    /// Puts a state back (nothing changes when it does not fit).
+    fn restore_state(&mut self, state: &Self::State) -> Result<(), String>;
+    /// Appends a state's bytes.
+    fn write_state(state: &Self::State, out: &mut Vec<u8>);
+    /// Reads a state's bytes (all of `bytes`).
+    fn read_state(bytes: &[u8]) -> Result<Self::State, String>;
+}
+
+impl FmuSimulation for TimeStepping {
+    type State = TimeSteppingState;
+    fn from_built(built: &BuiltScenario) -> Result<Self, String> {
+        built.simulation().map_err(|e| e.to_string())
+    }
+    fn apply_inputs(&mut self, spec: &FmiSpec, values: &[f64]) -> Result<(), String> {
+        spec.apply_inputs(self, values).map_err(|e| e.to_string())
+    }
+    fn step(&mut self) -> Result<StepOutcome, String> {
+        TimeStepping::step(self).map_err(|e| e.to_string())
+    }
+    fn next_event_tick(&self) -> Option<i64> {
+        TimeStepping::next_event_tick(self)
+    }
+    fn tick(&self) -> (i64, TimeBase) {
+        TimeStepping::tick(self)
+    }
+    fn grid(&self) -> Result<(i64, i64), String> {
+        Ok(self.step_ticks())
+    }
+    fn end_tick(&self) -> i64 {
+        TimeStepping::end_tick(self)
+    }
+    fn time(&self) -> f64 {
+        TimeStepping::time(self)
+    }
+    fn t_end(&self) -> f64 {
+        self.settings().t_end
+    }
+    fn output(&self, column: &Column) -> f64 {
+        column.value(self)
+    }
+    fn statistics(&self) -> Statistics {
+        TimeStepping::statistics(self)
+    }
+    fn save_state(&self) -> Result<TimeSteppingState, String> {
+        Ok(TimeStepping::save_state(self))
+    }
+    fn save_state_into(&self, into: &mut TimeSteppingState) -> Result<(), String> {
+        TimeStepping::save_state_into(self, into);
+        Ok(())
+    }
+    fn restore_state(&mut self, state: &TimeSteppingState) -> Result<(), String> {
+        TimeStepping::restore_state(self, state).map_err(|e| e.to_string())
+    }
+    fn write_state(state: &TimeSteppingState, out: &mut Vec<u8>) {
+        state.write_bytes(out);
+    }
+    fn read_state(bytes: &[u8]) -> Result<TimeSteppingState, String> {
+        TimeSteppingState::from_bytes(bytes).map_err(|e| e.to_string())
+    }
+}
+
+/// The control loop of an FMU always runs on a time-stepping plant (the
+/// scenario's `strategy` is for `nonsmooth run`).
+impl FmuSimulation for ControlLoop {
+    type State = ControlLoopState;
+    fn from_built(built: &BuiltScenario) -> Result<Self, String> {
+        built
+            .control_loop_with(Strategy::TimeStepping)
+            .map_err(|e| e.to_string())
+    }
+    fn apply_inputs(&mut self, spec: &FmiSpec, values: &[f64]) -> Result<(), String> {
+        spec.apply_inputs(self, values).map_err(|e| e.to_string())
+    }
+    fn step(&mut self) -> Result<StepOutcome, String> {
+        ControlLoop::step(self).map_err(|e| e.to_string())
+    }
+    fn next_event_tick(&self) -> Option<i64> {
+        ControlLoop::next_event_tick(self)
+    }
+    fn tick(&self) -> (i64, TimeBase) {
+        self.plant().tick()
+    }
+    fn grid(&self) -> Result<(i64, i64), String> {
+        self.plant()
+            .as_time_stepping()
+            .map(|ts| ts.step_ticks())
+            .ok_or_else(|| "the control loop's plant is not a time-stepping simulation".into())
+    }
+    fn end_tick(&self) -> i64 {
+        self.plant().end_tick()
+    }
+    fn time(&self) -> f64 {
+        ControlLoop::time(self)
+    }
+    fn t_end(&self) -> f64 {
+        self.plant()
+            .as_time_stepping()
+            .map_or(f64::NAN, |ts| ts.settings().t_end)
+    }
+    fn output(&self, column: &Column) -> f64 {
+        column.value_in_loop(self)
+    }
+    fn statistics(&self) -> Statistics {
+        self.plant().statistics()
+    }
+    fn save_state(&self) -> Result<ControlLoopState, String> {
+        ControlLoop::save_state(self).map_err(|e| e.to_string())
+    }
+    fn save_state_into(&self, into: &mut ControlLoopState) -> Result<(), String> {
+        ControlLoop::save_state_into(self, into).map_err(|e| e.to_string())
+    }
+    fn restore_state(&mut self, state: &ControlLoopState) -> Result<(), String> {
+        ControlLoop::restore_state(self, state).map_err(|e| e.to_string())
+    }
+    fn write_state(state: &ControlLoopState, out: &mut Vec<u8>) {
+        state.write_bytes(out);
+    }
+    fn read_state(bytes: &[u8]) -> Result<ControlLoopState, String> {
+        ControlLoopState::from_bytes(bytes).map_err(|e| e.to_string())
+    }
+}
+
+/// The simulation and its scenario.
+struct Running<S> {
+    built: BuiltScenario,
+    sim: S,
+    /// The input values the instant t₀ was computed with.
+    started_with: Vec<f64>,
+}
+
+/// Runs a scenario's simulation for an FMU instance (see the module
+/// documentation for [`ScenarioRunner`] and [`ControlRunner`]).
+///
+/// Initialization: the simulation is built and its instant t₀ computed
+/// (the plant's first output, and for a control loop the captures and
+/// computations scheduled at t₀) when initialization mode is entered, with
+/// the input values held then (their start values unless set before), and
+/// again when a parameter changes during initialization. Outputs during
+/// initialization are the values at t₀ after its events (the row at t₀ of
+/// `nonsmooth run`). Inputs set during initialization mode are held over
+/// the first communication step.
+pub struct SimulationRunner<S: FmuSimulation> {
     scenario: Scenario,
     /// Identifies the FMU (its GUID); written into serialized states.
     guid: String,
@@ -113,8 +294,11 @@ pub struct ScenarioRunner {
     /// Parameter values of the last build (or as set since).
     param_values: Vec<f64>,
     inputs: Vec<f64>,
+    /// The inputs held when initialization mode was entered (the instant t₀
+    /// is computed with them).
+    t0_inputs: Option<Vec<f64>>,
     experiment: Experiment,
-    running: Option<Running>,
+    running: Option<Running<S>>,
     /// Parameters changed since the last build.
     dirty: bool,
     stepping: bool,
@@ -122,31 +306,53 @@ pub struct ScenarioRunner {
     t_comm: f64,
 }
 
-/// A saved [`ScenarioRunner`] state.
+/// Runs a scenario's time-stepping simulation of the plant alone.
+pub type ScenarioRunner = SimulationRunner<TimeStepping>;
+
+/// Runs a scenario's control loop ([`BuiltScenario::control_loop`], laws
+/// from `nonsmooth_controllers::Catalog`) on a time-stepping plant; its
+/// state adds the laws' memories, the sensors' latest values and the delay
+/// lines ([`ControlLoopState`]).
+pub type ControlRunner = SimulationRunner<ControlLoop>;
+
+/// A saved [`SimulationRunner`] state.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunnerState {
+pub struct RunnerState<T> {
     t_comm: f64,
     inputs: Vec<f64>,
     host_params: BTreeMap<String, f64>,
-    sim: TimeSteppingState,
+    sim: T,
 }
 
-impl ScenarioRunner {
+impl<S: FmuSimulation> SimulationRunner<S> {
     /// A runner of `scenario` (overrides of the export already applied),
     /// built once with the default parameter values to check it and lay out
     /// its variables.
-    pub fn new(scenario: Scenario, guid: &str) -> Result<ScenarioRunner, RunnerError> {
+    pub fn new(scenario: Scenario, guid: &str) -> Result<Self, RunnerError> {
         let built = scenario
-            .build()
+            .build_with(laws())
             .map_err(|e| RunnerError::Build(e.to_string()))?;
-        let iface = Interface::new(&built);
+        Self::from_built(scenario, &built, guid)
+    }
+
+    /// As [`SimulationRunner::new`], for `built`, the scenario built with
+    /// its default parameter values.
+    pub fn from_built(
+        scenario: Scenario,
+        built: &BuiltScenario,
+        guid: &str,
+    ) -> Result<Self, RunnerError> {
+        // The same checks a build for a run makes.
+        S::from_built(built).map_err(RunnerError::Build)?;
+        let iface = Interface::new(built);
         let param_values = built.parameters.values().copied().collect();
         let inputs = built.fmi.input_starts();
-        Ok(ScenarioRunner {
+        Ok(SimulationRunner {
             scenario,
             guid: guid.to_string(),
             param_values,
             inputs,
+            t0_inputs: None,
             experiment: Experiment {
                 start: None,
                 stop: None,
@@ -161,13 +367,13 @@ impl ScenarioRunner {
     }
 
     /// Statistics of the simulation (steps, solves), when built.
-    pub fn statistics(&self) -> Option<nonsmooth::simulation::Statistics> {
+    pub fn statistics(&self) -> Option<Statistics> {
         self.running.as_ref().map(|r| r.sim.statistics())
     }
 
     /// Builds the scenario with `params` on top of the export's overrides
-    /// and sets up its simulation for the experiment.
-    fn build(&self, params: &BTreeMap<String, f64>) -> Result<Running, RunnerError> {
+    /// and sets up its simulation for the experiment (not yet at t₀).
+    fn build(&self, params: &BTreeMap<String, f64>) -> Result<Running<S>, RunnerError> {
         let mut scenario = Scenario::from_str(self.scenario.text(), self.scenario.path())
             .map_err(|e| RunnerError::Build(e.to_string()))?;
         for (name, value) in self.scenario.overrides() {
@@ -181,7 +387,7 @@ impl ScenarioRunner {
                 .map_err(|e| RunnerError::Build(e.to_string()))?;
         }
         let mut built = scenario
-            .build()
+            .build_with(laws())
             .map_err(|e| RunnerError::Build(e.to_string()))?;
         let iface = Interface::new(&built);
         if !iface.same_layout(&self.iface) {
@@ -199,13 +405,45 @@ impl ScenarioRunner {
             Some(stop) => stop,
             None => open_end(s.t0, s.step).unwrap_or(s.t_end.max(s.t0)),
         };
-        let sim = built
-            .simulation()
-            .map_err(|e| RunnerError::Build(e.to_string()))?;
-        Ok(Running { built, sim })
+        let sim = S::from_built(&built).map_err(RunnerError::Build)?;
+        Ok(Running {
+            built,
+            sim,
+            started_with: Vec::new(),
+        })
     }
 
-    fn running(&self) -> Result<&Running, RunnerError> {
+    /// Builds with the host's parameters and computes the instant t₀ with
+    /// the inputs of initialization, unless that is done already.
+    fn ensure_at_t0(&mut self) -> Result<(), RunnerError> {
+        let inputs = self.t0_inputs.as_ref().unwrap_or(&self.inputs);
+        if let Some(r) = &self.running {
+            if !self.dirty && r.started_with == *inputs {
+                return Ok(());
+            }
+        }
+        let inputs = inputs.clone();
+        let mut r = self.build(&self.host_params)?;
+        r.sim
+            .apply_inputs(&r.built.fmi, &inputs)
+            .map_err(RunnerError::Refused)?;
+        // The instant t0: the plant's first output, and the captures and
+        // computations scheduled then.
+        let t0_tick = r.sim.grid().map_err(RunnerError::Build)?.1;
+        while r.sim.next_event_tick().is_some_and(|t| t <= t0_tick) {
+            r.sim
+                .step()
+                .map_err(|e| RunnerError::Simulation(format!("simulation failed at t0: {e}")))?;
+        }
+        r.started_with = inputs;
+        self.param_values = r.built.parameters.values().copied().collect();
+        self.t_comm = r.built.settings.t0;
+        self.running = Some(r);
+        self.dirty = false;
+        Ok(())
+    }
+
+    fn running(&self) -> Result<&Running<S>, RunnerError> {
         self.running
             .as_ref()
             .ok_or_else(|| RunnerError::Refused("the model is not initialized".into()))
@@ -214,13 +452,16 @@ impl ScenarioRunner {
     /// Rebuilds with the host's current parameters and moves the running
     /// simulation's state into the new one (a tunable parameter changed).
     fn retune(&mut self) -> Result<(), RunnerError> {
-        let old = self.running()?.sim.save_state();
+        let running = self.running()?;
+        let old = running.sim.save_state().map_err(RunnerError::State)?;
+        let started_with = running.started_with.clone();
         let mut new = self.build(&self.host_params)?;
         new.sim.restore_state(&old).map_err(|e| {
             RunnerError::Build(format!(
                 "the new parameter values change the model's structure or time base: {e}"
             ))
         })?;
+        new.started_with = started_with;
         self.param_values = new.built.parameters.values().copied().collect();
         self.running = Some(new);
         self.dirty = false;
@@ -233,14 +474,13 @@ impl ScenarioRunner {
             .running
             .as_mut()
             .ok_or_else(|| RunnerError::Refused("the model is not initialized".into()))?;
-        r.built
-            .fmi
-            .apply_inputs(&mut r.sim, inputs)
-            .map_err(|e| RunnerError::Refused(e.to_string()))
+        r.sim
+            .apply_inputs(&r.built.fmi, inputs)
+            .map_err(RunnerError::Refused)
     }
 
     /// The grid tick at or before time `t` (within rounding of a tick).
-    fn grid_tick(sim: &TimeStepping, t: f64) -> Result<i64, RunnerError> {
+    fn grid_tick(sim: &S, t: f64) -> Result<i64, RunnerError> {
         let (_, base): (i64, TimeBase) = sim.tick();
         let tps = base.ticks_per_second() as f64;
         let x = t * tps;
@@ -255,7 +495,7 @@ impl ScenarioRunner {
         } else {
             x.floor() as i64
         };
-        let (step, t0) = sim.step_ticks();
+        let (step, t0) = sim.grid().map_err(RunnerError::Simulation)?;
         Ok(t0 + (tick - t0).div_euclid(step) * step)
     }
 }
@@ -277,8 +517,8 @@ fn same_time(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12_f64.max(1e-9 * a.abs().max(b.abs()))
 }
 
-impl Runner for ScenarioRunner {
-    type State = RunnerState;
+impl<S: FmuSimulation> Runner for SimulationRunner<S> {
+    type State = RunnerState<S::State>;
 
     fn interface(&self) -> &Interface {
         &self.iface
@@ -307,31 +547,12 @@ impl Runner for ScenarioRunner {
     }
 
     fn initialize(&mut self) -> Result<(), RunnerError> {
-        if self.running.is_some() && !self.dirty {
-            return Ok(());
-        }
-        let mut r = self.build(&self.host_params)?;
-        self.param_values = r.built.parameters.values().copied().collect();
-        r.built
-            .fmi
-            .apply_inputs(&mut r.sim, &self.inputs)
-            .map_err(|e| RunnerError::Refused(e.to_string()))?;
-        self.t_comm = r.built.settings.t0;
-        self.running = Some(r);
-        self.dirty = false;
-        Ok(())
+        self.t0_inputs = Some(self.inputs.clone());
+        self.ensure_at_t0()
     }
 
     fn start_stepping(&mut self) -> Result<(), RunnerError> {
-        self.initialize()?;
-        let r = self.running.as_mut().expect("built");
-        // The instant t0 carries only the first output event.
-        let t0_tick = r.sim.step_ticks().1;
-        while r.sim.next_event_tick().is_some_and(|t| t <= t0_tick) {
-            if let Err(e) = r.sim.step() {
-                return Err(RunnerError::Simulation(e.to_string()));
-            }
-        }
+        self.ensure_at_t0()?;
         self.stepping = true;
         Ok(())
     }
@@ -349,11 +570,11 @@ impl Runner for ScenarioRunner {
             VarKind::Parameter { .. } => Ok(self.param_values[vr as usize]),
             VarKind::Input(k) => Ok(self.inputs[k]),
             VarKind::Output(k) => {
-                if self.running.is_none() || (self.dirty && !self.stepping) {
-                    self.initialize()?;
+                if !self.stepping {
+                    self.ensure_at_t0()?;
                 }
                 let r = self.running()?;
-                Ok(self.iface.output_columns[k].value(&r.sim))
+                Ok(r.sim.output(&self.iface.output_columns[k]))
             }
         }
     }
@@ -434,7 +655,7 @@ impl Runner for ScenarioRunner {
         } else if target_tick > end {
             return Err(RunnerError::PastStop(format!(
                 "the step to t = {target} goes past the last time this FMU can reach ({})",
-                r.sim.settings().t_end
+                r.sim.t_end()
             )));
         }
         self.apply_inputs()?;
@@ -459,26 +680,28 @@ impl Runner for ScenarioRunner {
         Ok(())
     }
 
-    fn save_state(&self) -> Result<RunnerState, RunnerError> {
+    fn save_state(&self) -> Result<Self::State, RunnerError> {
         let r = self.running()?;
         Ok(RunnerState {
             t_comm: self.t_comm,
             inputs: self.inputs.clone(),
             host_params: self.host_params.clone(),
-            sim: r.sim.save_state(),
+            sim: r.sim.save_state().map_err(RunnerError::State)?,
         })
     }
 
-    fn save_state_into(&self, into: &mut RunnerState) -> Result<(), RunnerError> {
+    fn save_state_into(&self, into: &mut Self::State) -> Result<(), RunnerError> {
         let r = self.running()?;
+        r.sim
+            .save_state_into(&mut into.sim)
+            .map_err(RunnerError::State)?;
         into.t_comm = self.t_comm;
         into.inputs.clone_from(&self.inputs);
         into.host_params.clone_from(&self.host_params);
-        r.sim.save_state_into(&mut into.sim);
         Ok(())
     }
 
-    fn restore_state(&mut self, state: &RunnerState) -> Result<(), RunnerError> {
+    fn restore_state(&mut self, state: &Self::State) -> Result<(), RunnerError> {
         if state.inputs.len() != self.inputs.len() {
             return Err(RunnerError::State(
                 "the state has another number of inputs".into(),
@@ -488,14 +711,15 @@ impl Runner for ScenarioRunner {
             Some(r) if state.host_params == self.host_params && !self.dirty => {
                 r.sim
                     .restore_state(&state.sim)
-                    .map_err(|e| RunnerError::State(e.to_string()))?;
+                    .map_err(RunnerError::State)?;
             }
             _ => {
                 // Other parameter values: the model of the state is rebuilt.
                 let mut new = self.build(&state.host_params)?;
                 new.sim
                     .restore_state(&state.sim)
-                    .map_err(|e| RunnerError::State(e.to_string()))?;
+                    .map_err(RunnerError::State)?;
+                new.started_with.clone_from(&state.inputs);
                 self.param_values = new.built.parameters.values().copied().collect();
                 self.host_params = state.host_params.clone();
                 self.running = Some(new);
@@ -508,7 +732,7 @@ impl Runner for ScenarioRunner {
         Ok(())
     }
 
-    fn serialize_state(&self, state: &RunnerState) -> Vec<u8> {
+    fn serialize_state(&self, state: &Self::State) -> Vec<u8> {
         let mut out = Vec::new();
         out.extend_from_slice(b"NSFM");
         out.extend_from_slice(&1u32.to_le_bytes());
@@ -527,11 +751,11 @@ impl Runner for ScenarioRunner {
             put_str(&mut out, name);
             out.extend_from_slice(&x.to_bits().to_le_bytes());
         }
-        state.sim.write_bytes(&mut out);
+        S::write_state(&state.sim, &mut out);
         out
     }
 
-    fn deserialize_state(&self, bytes: &[u8]) -> Result<RunnerState, RunnerError> {
+    fn deserialize_state(&self, bytes: &[u8]) -> Result<Self::State, RunnerError> {
         let bad = |m: &str| RunnerError::State(format!("not a state of this FMU: {m}"));
         let mut c = Cursor { bytes, at: 0 };
         if c.take(4).ok_or_else(|| bad("truncated"))? != b"NSFM" {
@@ -564,13 +788,136 @@ impl Runner for ScenarioRunner {
             host_params.insert(name, x);
         }
         let at = c.at;
-        let sim = TimeSteppingState::from_bytes(&bytes[at..])
-            .map_err(|e: StateError| RunnerError::State(e.to_string()))?;
+        let sim = S::read_state(&bytes[at..]).map_err(RunnerError::State)?;
         Ok(RunnerState {
             t_comm,
             inputs,
             host_params,
             sim,
+        })
+    }
+}
+
+/// The runner of an FMU: the plant's simulation, or the control loop when
+/// the scenario has sensors, observers or controllers.
+pub enum FmuRunner {
+    /// The plant alone.
+    Plant(Box<ScenarioRunner>),
+    /// The control loop.
+    Control(Box<ControlRunner>),
+}
+
+/// A saved [`FmuRunner`] state.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FmuState {
+    /// Of the plant alone.
+    Plant(RunnerState<TimeSteppingState>),
+    /// Of a control loop.
+    Control(RunnerState<ControlLoopState>),
+}
+
+impl FmuRunner {
+    /// The runner for `scenario` (overrides of the export already applied).
+    pub fn new(scenario: Scenario, guid: &str) -> Result<FmuRunner, RunnerError> {
+        let built = scenario
+            .build_with(laws())
+            .map_err(|e| RunnerError::Build(e.to_string()))?;
+        Ok(if built.control.is_empty() {
+            FmuRunner::Plant(Box::new(ScenarioRunner::from_built(
+                scenario, &built, guid,
+            )?))
+        } else {
+            FmuRunner::Control(Box::new(ControlRunner::from_built(scenario, &built, guid)?))
+        })
+    }
+
+    /// Statistics of the simulation (steps, solves), when built.
+    pub fn statistics(&self) -> Option<Statistics> {
+        match self {
+            FmuRunner::Plant(r) => r.statistics(),
+            FmuRunner::Control(r) => r.statistics(),
+        }
+    }
+}
+
+fn other_kind() -> RunnerError {
+    RunnerError::State(
+        "the state is of another kind of simulation (plant alone or control loop)".into(),
+    )
+}
+
+macro_rules! dispatch {
+    ($self:expr, $r:ident => $e:expr) => {
+        match $self {
+            FmuRunner::Plant($r) => $e,
+            FmuRunner::Control($r) => $e,
+        }
+    };
+}
+
+impl Runner for FmuRunner {
+    type State = FmuState;
+
+    fn interface(&self) -> &Interface {
+        dispatch!(self, r => r.interface())
+    }
+    fn setup_experiment(&mut self, experiment: Experiment) -> Result<(), RunnerError> {
+        dispatch!(self, r => r.setup_experiment(experiment))
+    }
+    fn initialize(&mut self) -> Result<(), RunnerError> {
+        dispatch!(self, r => r.initialize())
+    }
+    fn start_stepping(&mut self) -> Result<(), RunnerError> {
+        dispatch!(self, r => r.start_stepping())
+    }
+    fn time(&self) -> f64 {
+        dispatch!(self, r => r.time())
+    }
+    fn get_real(&mut self, vr: u32) -> Result<f64, RunnerError> {
+        dispatch!(self, r => r.get_real(vr))
+    }
+    fn set_real(&mut self, vr: u32, value: f64) -> Result<(), RunnerError> {
+        dispatch!(self, r => r.set_real(vr, value))
+    }
+    fn do_step(&mut self, t: f64, h: f64) -> Result<(), RunnerError> {
+        dispatch!(self, r => r.do_step(t, h))
+    }
+    fn save_state(&self) -> Result<FmuState, RunnerError> {
+        Ok(match self {
+            FmuRunner::Plant(r) => FmuState::Plant(r.save_state()?),
+            FmuRunner::Control(r) => FmuState::Control(r.save_state()?),
+        })
+    }
+    fn save_state_into(&self, into: &mut FmuState) -> Result<(), RunnerError> {
+        match (self, into) {
+            (FmuRunner::Plant(r), FmuState::Plant(s)) => r.save_state_into(s),
+            (FmuRunner::Control(r), FmuState::Control(s)) => r.save_state_into(s),
+            (_, into) => {
+                *into = self.save_state()?;
+                Ok(())
+            }
+        }
+    }
+    fn restore_state(&mut self, state: &FmuState) -> Result<(), RunnerError> {
+        match (self, state) {
+            (FmuRunner::Plant(r), FmuState::Plant(s)) => r.restore_state(s),
+            (FmuRunner::Control(r), FmuState::Control(s)) => r.restore_state(s),
+            _ => Err(other_kind()),
+        }
+    }
+    fn serialize_state(&self, state: &FmuState) -> Vec<u8> {
+        match (self, state) {
+            (FmuRunner::Plant(r), FmuState::Plant(s)) => r.serialize_state(s),
+            (FmuRunner::Control(r), FmuState::Control(s)) => r.serialize_state(s),
+            // States are made by this runner: another kind cannot occur;
+            // its bytes would be refused on reading.
+            _ => Vec::new(),
+        }
+    }
+    fn deserialize_state(&self, bytes: &[u8]) -> Result<FmuState, RunnerError> {
+        Ok(match self {
+            FmuRunner::Plant(r) => FmuState::Plant(r.deserialize_state(bytes)?),
+            FmuRunner::Control(r) => FmuState::Control(r.deserialize_state(bytes)?),
         })
     }
 }

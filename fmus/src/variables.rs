@@ -155,6 +155,10 @@ impl Interface {
                     InputTarget::Relation { .. } => {
                         "held input u of a relation (enters y through F u)".to_string()
                     }
+                    InputTarget::Sensor { .. } => {
+                        "measurement of a sensor fed from outside (read at its instants)"
+                            .to_string()
+                    }
                 })
             });
             push(

@@ -15,6 +15,10 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
+mod state;
+
+pub use state::ControlLoopState;
+
 use super::delay_line::DelayLine;
 use super::error::ControlError;
 use super::law::{Controller, ControllerSetup, LinearPlant, Observer, ObserverSetup};
@@ -123,6 +127,9 @@ struct SensorRt {
     delivered: Vec<f64>,
     has_value: bool,
     line: Option<DelayLine>,
+    /// For a sensor fed from outside the loop: the value held, which its
+    /// captures read in place of C x.
+    fed: Option<Vec<f64>>,
 }
 
 struct ObserverRt {
@@ -270,8 +277,23 @@ impl ControlLoopBuilder {
             delivered: vec![0.0; p],
             has_value: false,
             line: None,
+            fed: None,
         });
         Ok(SensorId(self.sensors.len() - 1))
+    }
+
+    /// Makes a sensor read a value set from outside the loop
+    /// ([`ControlLoop::set_sensor_input`], e.g. an FMI input) in place of
+    /// C x: at each of its instants it captures the value held then (zeros
+    /// until set), and delivers it after its delay as usual. C still gives
+    /// the measurement's size and, to observers, its meaning.
+    pub fn feed_sensor_from_input(&mut self, sensor: SensorId) -> Result<(), ControlError> {
+        let s = self
+            .sensors
+            .get_mut(sensor.0)
+            .ok_or_else(|| ControlError::BadReference(format!("no sensor {}", sensor.0)))?;
+        s.fed = Some(vec![0.0; s.c.nrows()]);
+        Ok(())
     }
 
     /// Adds the feedthrough D u_c of controller `c`'s applied input to a
@@ -647,6 +669,7 @@ impl ControlLoopBuilder {
             actions,
             inputs: std::mem::take(&mut inputs),
             external,
+            undo: Vec::new(),
         };
         // u0 is held from t₀ on.
         let systems: Vec<SystemId> = lp.controllers.iter().map(|c| c.system).collect();
@@ -713,6 +736,8 @@ pub struct ControlLoop {
     inputs: Vec<Vec<f64>>,
     /// Inputs set from outside the loop (e.g. an FMI input), per system.
     external: Vec<Vec<f64>>,
+    /// The laws' states before a restore, to undo a restore that fails.
+    undo: Vec<f64>,
 }
 
 impl ControlLoop {
@@ -768,6 +793,10 @@ impl ControlLoop {
 
     fn capture(&mut self, k: usize) -> Result<(), ControlError> {
         let s = &mut self.sensors[k];
+        if let Some(fed) = &s.fed {
+            s.captured.copy_from_slice(fed);
+            return self.deliver_capture(k);
+        }
         let q = self.plant.q(s.system);
         let v = self.plant.v(s.system);
         s.state[..q.len()].copy_from_slice(q);
@@ -788,6 +817,12 @@ impl ControlLoop {
                 }
             }
         }
+        self.deliver_capture(k)
+    }
+
+    /// Hands the captured value to the readers, or to the delay line.
+    fn deliver_capture(&mut self, k: usize) -> Result<(), ControlError> {
+        let s = &mut self.sensors[k];
         match &mut s.line {
             None => {
                 s.delivered.copy_from_slice(&s.captured);
@@ -951,6 +986,55 @@ impl ControlLoop {
     /// The external part of a system's input (zeros unless set).
     pub fn external_input(&self, s: SystemId) -> &[f64] {
         &self.external[s.0]
+    }
+
+    /// Sets the value held by a sensor fed from outside the loop
+    /// ([`ControlLoopBuilder::feed_sensor_from_input`]); its next captures
+    /// read it.
+    pub fn set_sensor_input(&mut self, s: SensorId, y: &[f64]) -> Result<(), ControlError> {
+        let sensor = self
+            .sensors
+            .get_mut(s.0)
+            .ok_or_else(|| ControlError::BadReference(format!("no sensor {}", s.0)))?;
+        let Some(fed) = &mut sensor.fed else {
+            return Err(ControlError::BadReference(format!(
+                "sensor `{}` measures its system; it is not fed from outside",
+                sensor.name
+            )));
+        };
+        if fed.len() != y.len() {
+            return Err(dim_err(
+                &sensor.name,
+                "input",
+                y.len().to_string(),
+                fed.len().to_string(),
+            ));
+        }
+        if let Some(bad) = y.iter().find(|x| !x.is_finite()) {
+            return Err(ControlError::InvalidValue {
+                object: sensor.name.clone(),
+                what: "input".into(),
+                value: *bad,
+                reason: "must be finite".into(),
+            });
+        }
+        fed.copy_from_slice(y);
+        Ok(())
+    }
+
+    /// The value held by a sensor fed from outside the loop (empty for a
+    /// sensor that measures its system).
+    pub fn sensor_input(&self, s: SensorId) -> &[f64] {
+        self.sensors
+            .get(s.0)
+            .and_then(|s| s.fed.as_deref())
+            .unwrap_or(&[])
+    }
+
+    /// The instant of the next pending event in ticks, when the plant is a
+    /// time-stepping simulation (`None` otherwise, or when none is left).
+    pub fn next_event_tick(&self) -> Option<i64> {
+        self.plant.as_time_stepping()?.next_event_tick()
     }
 
     /// Sets the input u of a relation (held until changed).

@@ -60,9 +60,51 @@ impl DelayLine {
     }
 
     /// Vectors in transit.
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// The length of each vector.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The most vectors it holds.
+    pub fn max_len(&self) -> usize {
+        if self.width == 0 {
+            usize::MAX
+        } else {
+            self.capacity()
+        }
+    }
+
+    /// The vectors in transit, oldest first, stacked into `out` (cleared
+    /// first).
+    pub fn save_into(&self, out: &mut Vec<f64>) {
+        out.clear();
+        if self.width == 0 {
+            return;
+        }
+        let cap = self.capacity();
+        for k in 0..self.len {
+            let slot = (self.head + k) % cap;
+            out.extend_from_slice(&self.data[slot * self.width..(slot + 1) * self.width]);
+        }
+    }
+
+    /// Puts back `len` vectors in transit saved by
+    /// [`DelayLine::save_into`]; false (nothing changed) when they do not
+    /// fit.
+    pub fn restore(&mut self, len: usize, values: &[f64]) -> bool {
+        if len > self.max_len() || values.len() != len * self.width {
+            return false;
+        }
+        if self.width > 0 {
+            self.data[..values.len()].copy_from_slice(values);
+        }
+        self.head = 0;
+        self.len = len;
+        true
     }
 }
 
@@ -87,5 +129,27 @@ mod tests {
             assert_eq!(out, [k as f64, -(k as f64)]);
         }
         assert_eq!(d.len(), 0);
+    }
+
+    #[test]
+    fn a_saved_line_comes_back_in_order() {
+        let mut d = DelayLine::new(1, 3);
+        let mut out = [0.0];
+        for k in 0..3 {
+            d.push(&[k as f64]);
+        }
+        d.pop_into(&mut out);
+        d.push(&[3.0]);
+        let mut saved = Vec::new();
+        d.save_into(&mut saved);
+        assert_eq!(saved, [1.0, 2.0, 3.0]);
+        let mut e = DelayLine::new(1, 3);
+        assert!(!e.restore(4, &[0.0; 4]));
+        assert!(!e.restore(2, &[0.0; 3]));
+        assert!(e.restore(3, &saved));
+        for k in 1..4 {
+            assert!(e.pop_into(&mut out));
+            assert_eq!(out, [k as f64]);
+        }
     }
 }

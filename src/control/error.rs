@@ -63,6 +63,15 @@ pub enum ControlError {
         /// The clock's error.
         source: ClockError,
     },
+    /// A saved state that does not fit the loop or law it is restored into,
+    /// or damaged bytes.
+    #[error("{object}: {reason}")]
+    State {
+        /// The object (or the law) whose state it is.
+        object: String,
+        /// What does not fit.
+        reason: String,
+    },
     /// The plant simulation failed or refused a setting.
     #[error(transparent)]
     Simulation(#[from] SimulationError),
@@ -76,7 +85,8 @@ impl ControlError {
             | ControlError::InvalidValue { object, .. }
             | ControlError::Unsupported { object, .. }
             | ControlError::LawFailed { object, .. }
-            | ControlError::Clock { object, .. } => Some(object),
+            | ControlError::Clock { object, .. }
+            | ControlError::State { object, .. } => Some(object),
             ControlError::BadReference(_) | ControlError::Simulation(_) => None,
         }
     }

@@ -67,6 +67,26 @@ pub trait Controller: Send {
     fn signal(&self, _name: &str) -> Option<&[f64]> {
         None
     }
+
+    /// Appends the law's memory to `out`: every value a later
+    /// [`Controller::compute`] reads before writing it (integrals, previous
+    /// measurements, predictions, the warm start of a one-step problem) and
+    /// the current values of its signals, so that restoring it and
+    /// computing again gives bit-identical inputs and signals. Flags and
+    /// counters are written as numbers. The length is fixed after
+    /// [`Controller::initialize`] (called only after it).
+    ///
+    /// There is no default implementation: a law without memory (u a
+    /// function of the current measurement only, no signals) says so by
+    /// writing nothing and reading nothing (`Ok(0)`).
+    fn save_state(&self, out: &mut Vec<f64>);
+
+    /// Reads back what [`Controller::save_state`] wrote, from the start of
+    /// `data` (which may go on with other objects' states), and returns how
+    /// many values it read. Too few values, or a flag or counter out of its
+    /// range, is a [`ControlError::State`] and changes nothing
+    /// ([`StateReader`] checks and reads them).
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError>;
 }
 
 /// What an observer learns when the loop is built.
@@ -109,4 +129,96 @@ pub trait Observer: Send {
 
     /// The current estimate x̂ (length n).
     fn estimate(&self) -> &[f64];
+
+    /// Appends the observer's memory to `out`: the estimate and every value
+    /// a later [`Observer::update`] reads before writing it (previous
+    /// measurements, start flags), so that restoring it and updating again
+    /// gives a bit-identical estimate. No default implementation (see
+    /// [`Controller::save_state`]).
+    fn save_state(&self, out: &mut Vec<f64>);
+
+    /// Reads back what [`Observer::save_state`] wrote from the start of
+    /// `data`; returns how many values it read. Errors change nothing.
+    fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError>;
+}
+
+/// Reads a law's saved state ([`Controller::restore_state`],
+/// [`Observer::restore_state`]) with checks: a law takes every part first,
+/// then copies, so that an error leaves it unchanged.
+///
+/// ```
+/// use nonsmooth::control::StateReader;
+///
+/// let data = [0.5, -1.0, 1.0, 2.0, 9.0];
+/// let mut r = StateReader::new("pid", &data);
+/// let integral = r.take(2).unwrap();
+/// let has_prev = r.flag().unwrap();
+/// let known = r.count(3).unwrap();
+/// assert_eq!((integral, has_prev, known, r.consumed()), (&data[..2], true, 2, 4));
+/// assert!(r.take(2).is_err());
+/// ```
+#[derive(Debug, Clone)]
+pub struct StateReader<'a> {
+    law: &'a str,
+    data: &'a [f64],
+    at: usize,
+}
+
+impl<'a> StateReader<'a> {
+    /// Reads `data` for the law `law` (named in errors).
+    pub fn new(law: &'a str, data: &'a [f64]) -> Self {
+        StateReader { law, data, at: 0 }
+    }
+
+    fn error(&self, reason: String) -> ControlError {
+        ControlError::State {
+            object: self.law.to_string(),
+            reason,
+        }
+    }
+
+    /// The next `n` values.
+    pub fn take(&mut self, n: usize) -> Result<&'a [f64], ControlError> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.data.len())
+            .ok_or_else(|| {
+                self.error(format!(
+                    "the saved state is too short: {n} more values needed after {}, {} given",
+                    self.at,
+                    self.data.len()
+                ))
+            })?;
+        let s = &self.data[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    /// A flag written as 0 or 1.
+    pub fn flag(&mut self) -> Result<bool, ControlError> {
+        let x = self.take(1)?[0];
+        if x == 0.0 || x == 1.0 {
+            Ok(x == 1.0)
+        } else {
+            Err(self.error(format!("a flag of the saved state is {x}, not 0 or 1")))
+        }
+    }
+
+    /// A whole number in 0..=max.
+    pub fn count(&mut self, max: usize) -> Result<usize, ControlError> {
+        let x = self.take(1)?[0];
+        if x >= 0.0 && x <= max as f64 && x.fract() == 0.0 {
+            Ok(x as usize)
+        } else {
+            Err(self.error(format!(
+                "a counter of the saved state is {x}, not a whole number in 0..={max}"
+            )))
+        }
+    }
+
+    /// The number of values read so far.
+    pub fn consumed(&self) -> usize {
+        self.at
+    }
 }

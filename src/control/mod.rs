@@ -6,7 +6,9 @@
 //! order time-discretisation → nonsmooth → sensor → observer → actuator →
 //! output (docs/how-a-step-proceeds.md). Control laws implement
 //! [`Controller`], observers [`Observer`]; the laws themselves live in the
-//! `nonsmooth-controllers` crate.
+//! `nonsmooth-controllers` crate. [`ControlLoop::save_state`] and
+//! [`ControlLoop::restore_state`] roll a loop back bit-identically (the
+//! plant, the laws' memories, the delay lines: [`ControlLoopState`]).
 //!
 //! ```
 //! use nalgebra::{dmatrix, dvector};
@@ -23,6 +25,9 @@
 //!         u[0] = -self.0 * y[0];
 //!         Ok(())
 //!     }
+//!     // No memory: nothing to save.
+//!     fn save_state(&self, _: &mut Vec<f64>) {}
+//!     fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> { Ok(0) }
 //! }
 //!
 //! let mut mb = ModelBuilder::new();
@@ -52,10 +57,10 @@ mod timing;
 
 pub use catalog::{LawCatalog, LawParams, LawValue, NoLaws};
 pub use control_loop::{
-    ActuatorSpec, ControlLoop, ControlLoopBuilder, ControllerId, InputFn, InputMap, Measurement,
-    ObserverId, SensorId, SensorSpec,
+    ActuatorSpec, ControlLoop, ControlLoopBuilder, ControlLoopState, ControllerId, InputFn,
+    InputMap, Measurement, ObserverId, SensorId, SensorSpec,
 };
 pub use error::ControlError;
-pub use law::{Controller, ControllerSetup, LinearPlant, Observer, ObserverSetup};
-pub use plant::Plant;
+pub use law::{Controller, ControllerSetup, LinearPlant, Observer, ObserverSetup, StateReader};
+pub use plant::{Plant, PlantState};
 pub use timing::Timing;

@@ -3,11 +3,46 @@
 
 use std::sync::Arc;
 
+use super::error::ControlError;
 use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::{
     Event, EventDriven, EventKind, SimulationError, SourceId, Statistics, StepOutcome, TimeBase,
-    TimeStepping, Transition,
+    TimeStepping, TimeSteppingState, Transition,
 };
+
+/// The complete state of a plant simulation ([`Plant::save_state`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum PlantState {
+    /// A time-stepping simulation's state (its clock, q, v, held inputs,
+    /// the interactions' y, λ and warm starts, the counters).
+    TimeStepping(TimeSteppingState),
+}
+
+impl PlantState {
+    /// The instant of the state, in ticks.
+    pub fn tick(&self) -> i64 {
+        match self {
+            PlantState::TimeStepping(s) => s.tick(),
+        }
+    }
+
+    /// The instant of the state, in seconds.
+    pub fn time(&self) -> f64 {
+        match self {
+            PlantState::TimeStepping(s) => s.time(),
+        }
+    }
+}
+
+fn no_state(what: &str) -> ControlError {
+    ControlError::Unsupported {
+        object: "plant".into(),
+        reason: format!(
+            "an event-driven plant cannot {what} its state (run the loop on a time-stepping plant)"
+        ),
+    }
+}
 
 /// A plant simulation driven by a control loop: it owns the plant's state,
 /// schedules event sources on its exact clock and reports the events of each
@@ -70,6 +105,21 @@ pub trait Plant: Send {
     fn as_event_driven(&self) -> Option<&EventDriven> {
         None
     }
+    /// The complete state: everything a later step reads before writing
+    /// it, including the event schedule (see [`TimeSteppingState`]).
+    /// Plants that cannot save their state (event-driven ones) say so with
+    /// [`ControlError::Unsupported`].
+    fn save_state(&self) -> Result<PlantState, ControlError>;
+    /// As [`Plant::save_state`], into an existing state (reusing its
+    /// storage when it was taken from this plant).
+    fn save_state_into(&self, into: &mut PlantState) -> Result<(), ControlError> {
+        *into = self.save_state()?;
+        Ok(())
+    }
+    /// Puts back a state taken from this plant, or from a plant of the same
+    /// model structure on the same time base; nothing is changed when it
+    /// does not fit ([`ControlError::State`]).
+    fn restore_state(&mut self, state: &PlantState) -> Result<(), ControlError>;
 }
 
 impl Plant for TimeStepping {
@@ -135,6 +185,25 @@ impl Plant for TimeStepping {
     }
     fn as_time_stepping(&self) -> Option<&TimeStepping> {
         Some(self)
+    }
+    fn save_state(&self) -> Result<PlantState, ControlError> {
+        Ok(PlantState::TimeStepping(TimeStepping::save_state(self)))
+    }
+    fn save_state_into(&self, into: &mut PlantState) -> Result<(), ControlError> {
+        match into {
+            PlantState::TimeStepping(s) => TimeStepping::save_state_into(self, s),
+        }
+        Ok(())
+    }
+    fn restore_state(&mut self, state: &PlantState) -> Result<(), ControlError> {
+        match state {
+            PlantState::TimeStepping(s) => {
+                TimeStepping::restore_state(self, s).map_err(|e| ControlError::State {
+                    object: "plant".into(),
+                    reason: e.to_string(),
+                })
+            }
+        }
     }
 }
 
@@ -204,5 +273,11 @@ impl Plant for EventDriven {
     }
     fn as_event_driven(&self) -> Option<&EventDriven> {
         Some(self)
+    }
+    fn save_state(&self) -> Result<PlantState, ControlError> {
+        Err(no_state("save"))
+    }
+    fn restore_state(&mut self, _: &PlantState) -> Result<(), ControlError> {
+        Err(no_state("restore"))
     }
 }

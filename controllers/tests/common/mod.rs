@@ -26,6 +26,11 @@ impl<F: Fn(f64) -> f64 + Send> Controller for OpenLoop<F> {
         u[0] = (self.0)(t);
         Ok(())
     }
+    // u a function of t only: no memory.
+    fn save_state(&self, _: &mut Vec<f64>) {}
+    fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> {
+        Ok(0)
+    }
 }
 
 /// ẋ = A x (+ inputs), one first-order system named "plant".

@@ -430,6 +430,7 @@ pub(super) fn build(
             &all.event_driven,
             catalog.0.as_ref(),
             &places,
+            &[],
         )?;
         control_variables(&probe, &control)
     };

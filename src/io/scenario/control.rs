@@ -350,7 +350,9 @@ fn unused(at: &Place, p: &LawParams) -> Result<()> {
     ))
 }
 
-/// Builds a fresh loop (new law instances) on a time-stepping simulation.
+/// Builds a fresh loop (new law instances) on a plant simulation of the
+/// given strategy; the sensors in `fed` read a value set from outside.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn instantiate(
     plan: &ControlPlan,
     model: &Arc<Model>,
@@ -359,6 +361,7 @@ pub(super) fn instantiate(
     ed_settings: &EventDrivenSettings,
     catalog: &dyn LawCatalog,
     places: &Places,
+    fed: &[SensorId],
 ) -> Result<ControlLoop> {
     let mut lb = ControlLoopBuilder::new(Arc::clone(model));
     for s in &plan.sensors {
@@ -371,6 +374,10 @@ pub(super) fn instantiate(
             },
         )
         .map_err(|e| located(&s.at, e, places))?;
+    }
+    for &s in fed {
+        lb.feed_sensor_from_input(s)
+            .map_err(|e| located(&places.simulation, e, places))?;
     }
     let observer_laws = catalog.observer_laws();
     for o in &plan.observers {

@@ -1,5 +1,6 @@
 //! `[fmi]`: what an FMU exported from the scenario exposes besides its
-//! parameters — declared inputs (a held system input g or relation input u),
+//! parameters — declared inputs (a held system input g, a relation input u,
+//! or the measurement of a sensor fed from outside),
 //! the outputs (recorded columns unless chosen), which parameters may change
 //! between communication steps, and units. Checked when the scenario is
 //! built; the FMI variables themselves are laid out by the `nonsmooth-fmus`
@@ -8,10 +9,11 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::error::{Result, ScenarioError};
+use super::record::Variable;
 use super::record::{self, Column};
 use super::schema::{FmiTable, ScenarioFile};
 use super::values::{is_identifier, Ctx};
-use crate::control::{ControlError, ControlLoop};
+use crate::control::{ControlError, ControlLoop, SensorId};
 use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::{SimulationError, TimeStepping};
 
@@ -32,6 +34,16 @@ pub enum InputTarget {
     Relation {
         /// The interaction.
         interaction: InteractionId,
+        /// The component.
+        index: usize,
+    },
+    /// Component `index` of the measurement of a sensor fed from outside
+    /// ([`ControlLoop::set_sensor_input`]): the sensor captures the value
+    /// held at its instants in place of C x. Every component of such a
+    /// sensor is an input.
+    Sensor {
+        /// The sensor.
+        sensor: SensorId,
         /// The component.
         index: usize,
     },
@@ -89,6 +101,7 @@ impl FmiSpec {
         }
         let mut g: Vec<(SystemId, Vec<f64>)> = Vec::new();
         let mut u: Vec<(InteractionId, Vec<f64>)> = Vec::new();
+        let mut y: Vec<(SensorId, Vec<f64>)> = Vec::new();
         for (input, &x) in self.inputs.iter().zip(values) {
             match input.target {
                 InputTarget::System { system, index } => {
@@ -111,6 +124,23 @@ impl FmiSpec {
                     };
                     u[k].1[index] = x;
                 }
+                InputTarget::Sensor { sensor, index } => {
+                    let k = match y.iter().position(|(s, _)| *s == sensor) {
+                        Some(k) => k,
+                        None => {
+                            y.push((sensor, sim.sensor_input(sensor).to_vec()));
+                            y.len() - 1
+                        }
+                    };
+                    let held = &mut y[k].1;
+                    if index >= held.len() {
+                        return Err(S::bad_argument(format!(
+                            "input `{}`: sensor {} is not fed from outside here",
+                            input.name, sensor.0
+                        )));
+                    }
+                    held[index] = x;
+                }
             }
         }
         for (s, v) in &g {
@@ -123,7 +153,25 @@ impl FmiSpec {
                 sim.set_input(*i, v)?;
             }
         }
+        for (s, v) in &y {
+            if sim.sensor_input(*s) != v.as_slice() {
+                sim.set_sensor_input(*s, v)?;
+            }
+        }
         Ok(())
+    }
+
+    /// The sensors fed from outside (targets of inputs), each once.
+    pub fn fed_sensors(&self) -> Vec<SensorId> {
+        let mut out: Vec<SensorId> = Vec::new();
+        for i in &self.inputs {
+            if let InputTarget::Sensor { sensor, .. } = i.target {
+                if !out.contains(&sensor) {
+                    out.push(sensor);
+                }
+            }
+        }
+        out
     }
 
     /// The start values of the inputs.
@@ -147,6 +195,22 @@ pub trait InputSink {
     fn relation_input(&self, i: InteractionId) -> &[f64];
     /// Sets it.
     fn set_input(&mut self, i: InteractionId, u: &[f64]) -> std::result::Result<(), Self::Error>;
+    /// The value held by a sensor fed from outside (empty when there is no
+    /// such sensor).
+    fn sensor_input(&self, _s: SensorId) -> &[f64] {
+        &[]
+    }
+    /// Sets it.
+    fn set_sensor_input(
+        &mut self,
+        s: SensorId,
+        _y: &[f64],
+    ) -> std::result::Result<(), Self::Error> {
+        Err(Self::bad_argument(format!(
+            "sensor {} is not fed from outside here (sensors need a control loop)",
+            s.0
+        )))
+    }
 }
 
 impl InputSink for TimeStepping {
@@ -196,6 +260,16 @@ impl InputSink for ControlLoop {
     }
     fn set_input(&mut self, i: InteractionId, u: &[f64]) -> std::result::Result<(), ControlError> {
         self.set_relation_input(i, u)
+    }
+    fn sensor_input(&self, s: SensorId) -> &[f64] {
+        ControlLoop::sensor_input(self, s)
+    }
+    fn set_sensor_input(
+        &mut self,
+        s: SensorId,
+        y: &[f64],
+    ) -> std::result::Result<(), ControlError> {
+        ControlLoop::set_sensor_input(self, s, y)
     }
 }
 
@@ -298,6 +372,7 @@ pub(super) fn fmi_spec(
     }
 
     let mut inputs: Vec<FmiInput> = Vec::new();
+    let mut spans = Vec::new();
     let mut names: HashSet<String> = params.keys().cloned().collect();
     names.extend(outputs.iter().map(|c| c.name.clone()));
     for entry in &t.inputs {
@@ -307,10 +382,29 @@ pub(super) fn fmi_spec(
         let Some((object, var, index)) = split_target(&text) else {
             return Err(invalid(
                 at,
-                format!("input target `{text}`: expected `<system>.g[i]` or `<interaction>.u[i]`"),
+                format!("input target `{text}`: expected `<system>.g[i]`, `<interaction>.u[i]` or `<sensor>.y[i]`"),
             ));
         };
+        let sensor = control
+            .iter()
+            .find(|(n, _)| n == object)
+            .and_then(|(_, vars)| {
+                vars.iter().find_map(|(_, v, p)| match v {
+                    Variable::SensorY(s) => Some((*s, *p)),
+                    _ => None,
+                })
+            });
         let target = match var {
+            "y" if sensor.is_some() => {
+                let (sensor, p) = sensor.expect("checked");
+                if index >= p {
+                    return Err(invalid(
+                        at,
+                        format!("input target `{text}`: index {index} is out of range, sensor `{object}` measures {p} values"),
+                    ));
+                }
+                InputTarget::Sensor { sensor, index }
+            }
             "g" => {
                 let system = model.system_id(object).ok_or_else(|| {
                     invalid(at.clone(), format!("input target `{text}`: no system is named `{object}`"))
@@ -345,7 +439,7 @@ pub(super) fn fmi_spec(
             other => {
                 return Err(invalid(
                     at,
-                    format!("input target `{text}`: `{other}` is not an input (inputs: `g` of a system, `u` of a relation)"),
+                    format!("input target `{text}`: `{other}` is not an input (inputs: `g` of a system, `u` of a relation, `y` of a sensor)"),
                 ))
             }
         };
@@ -373,6 +467,7 @@ pub(super) fn fmi_spec(
             Some(q) => ctx.number(q, "start")?,
             None => 0.0,
         };
+        spans.push(e.target.span());
         inputs.push(FmiInput {
             name,
             target,
@@ -380,6 +475,39 @@ pub(super) fn fmi_spec(
             unit: None,
             description: e.description.clone(),
         });
+    }
+
+    // A sensor fed from outside is fed whole.
+    for (name, vars) in control {
+        for (_, v, p) in vars {
+            let Variable::SensorY(sensor) = *v else {
+                continue;
+            };
+            let given: Vec<(usize, std::ops::Range<usize>)> = inputs
+                .iter()
+                .zip(&spans)
+                .filter_map(|(i, span)| match i.target {
+                    InputTarget::Sensor { sensor: s, index } if s == sensor => {
+                        Some((index, span.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if !given.is_empty() && given.len() != *p {
+                let missing: Vec<String> = (0..*p)
+                    .filter(|k| !given.iter().any(|(i, _)| i == k))
+                    .map(|k| format!("`{name}.y[{k}]`"))
+                    .collect();
+                let at = given[0].1.clone();
+                return Err(invalid(
+                    at,
+                    format!(
+                        "sensor `{name}` is fed from outside: every component of its measurement must be an input (missing {})",
+                        missing.join(", ")
+                    ),
+                ));
+            }
+        }
     }
 
     let mut output_units = vec![None; outputs.len()];

@@ -301,6 +301,7 @@ impl BuiltScenario {
             &self.event_driven,
             self.catalog.0.as_ref(),
             &self.places,
+            &self.fmi.fed_sensors(),
         )?;
         if self.fmi.inputs.iter().any(|i| i.start != 0.0) {
             self.fmi

@@ -414,47 +414,47 @@ fn kind_of(c: u8) -> Result<EventKind, StateError> {
 }
 
 /// Appends little-endian values to a byte vector.
-struct Writer<'a>(&'a mut Vec<u8>);
+pub(crate) struct Writer<'a>(pub(crate) &'a mut Vec<u8>);
 
 impl Writer<'_> {
-    fn u8(&mut self, x: u8) {
+    pub(crate) fn u8(&mut self, x: u8) {
         self.0.push(x);
     }
-    fn u64(&mut self, x: u64) {
+    pub(crate) fn u64(&mut self, x: u64) {
         self.0.extend_from_slice(&x.to_le_bytes());
     }
-    fn i64(&mut self, x: i64) {
+    pub(crate) fn i64(&mut self, x: i64) {
         self.0.extend_from_slice(&x.to_le_bytes());
     }
-    fn len(&mut self, n: usize) {
+    pub(crate) fn len(&mut self, n: usize) {
         self.u64(n as u64);
     }
-    fn f64s(&mut self, v: &[f64]) {
+    pub(crate) fn f64s(&mut self, v: &[f64]) {
         self.len(v.len());
         for x in v {
             self.0.extend_from_slice(&x.to_bits().to_le_bytes());
         }
     }
-    fn f64s_list(&mut self, v: &[Vec<f64>]) {
+    pub(crate) fn f64s_list(&mut self, v: &[Vec<f64>]) {
         self.len(v.len());
         for x in v {
             self.f64s(x);
         }
     }
-    fn str(&mut self, s: &str) {
+    pub(crate) fn str(&mut self, s: &str) {
         self.len(s.len());
         self.0.extend_from_slice(s.as_bytes());
     }
 }
 
 /// Reads what [`Writer`] wrote, checking every length.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], StateError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], StateError> {
         let end = self
             .at
             .checked_add(n)
@@ -470,25 +470,25 @@ impl<'a> Reader<'a> {
         self.at = end;
         Ok(s)
     }
-    fn u8(&mut self) -> Result<u8, StateError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, StateError> {
         Ok(self.take(1)?[0])
     }
-    fn bool(&mut self) -> Result<bool, StateError> {
+    pub(crate) fn bool(&mut self) -> Result<bool, StateError> {
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
             b => Err(StateError::Corrupt(format!("flag {b} is neither 0 nor 1"))),
         }
     }
-    fn u64(&mut self) -> Result<u64, StateError> {
+    pub(crate) fn u64(&mut self) -> Result<u64, StateError> {
         let b = self.take(8)?;
         Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
     }
-    fn i64(&mut self) -> Result<i64, StateError> {
+    pub(crate) fn i64(&mut self) -> Result<i64, StateError> {
         Ok(self.u64()? as i64)
     }
     /// A length of items of `item` bytes each, checked against what is left.
-    fn len(&mut self, item: usize) -> Result<usize, StateError> {
+    pub(crate) fn len(&mut self, item: usize) -> Result<usize, StateError> {
         let n = self.u64()?;
         let left = (self.bytes.len() - self.at) as u64;
         if n.saturating_mul(item.max(1) as u64) > left {
@@ -498,17 +498,17 @@ impl<'a> Reader<'a> {
         }
         Ok(n as usize)
     }
-    fn f64s(&mut self) -> Result<Vec<f64>, StateError> {
+    pub(crate) fn f64s(&mut self) -> Result<Vec<f64>, StateError> {
         let n = self.len(8)?;
         (0..n)
             .map(|_| Ok(f64::from_bits(self.u64()?)))
             .collect::<Result<Vec<f64>, StateError>>()
     }
-    fn f64s_list(&mut self) -> Result<Vec<Vec<f64>>, StateError> {
+    pub(crate) fn f64s_list(&mut self) -> Result<Vec<Vec<f64>>, StateError> {
         let n = self.len(8)?;
         (0..n).map(|_| self.f64s()).collect()
     }
-    fn str(&mut self) -> Result<String, StateError> {
+    pub(crate) fn str(&mut self) -> Result<String, StateError> {
         let n = self.len(1)?;
         String::from_utf8(self.take(n)?.to_vec())
             .map_err(|_| StateError::Corrupt("a name is not UTF-8".into()))
