@@ -61,16 +61,52 @@ pub struct Event {
 
 #[derive(Debug, Clone)]
 struct Source {
+    kind: EventKind,
     offset: i64,
     period: Option<i64>,
     /// Occurrences delivered so far.
     count: i64,
 }
 
+impl Source {
+    /// The tick of occurrence `count` (offset + count·period, a product, never
+    /// a running sum), or `None` when the source has no such occurrence (a
+    /// one-off source already delivered, or a tick beyond i64).
+    fn occurrence(&self, count: i64) -> Option<i64> {
+        match self.period {
+            None => (count == 0).then_some(self.offset),
+            Some(p) => p
+                .checked_mul(count)
+                .and_then(|v| v.checked_add(self.offset)),
+        }
+    }
+}
+
+/// Pending sources scanned in order at each instant (see [`EventManager`]);
+/// beyond this many, further sources wait in the binary heap.
+const LANE_CAPACITY: usize = 16;
+
 /// Schedules the events of all sources on the exact clock.
+///
+/// A simulation has few sources (the integration step, the outputs, a few
+/// sensors and actuators) and most instants hold only the integration step,
+/// so the first [`LANE_CAPACITY`] pending sources are kept in a *lane*: a
+/// list in delivery order (kind, then registration), each with the tick of
+/// its next occurrence. The next instant is the smallest of these ticks
+/// (cached), and delivering an instant is one pass over the lane: every
+/// source whose next tick is the instant emits its event, in lane order,
+/// and moves on to its next occurrence. Sources registered beyond the
+/// lane's capacity wait in a binary heap keyed by (tick, kind, source); the
+/// events of an instant that come from both are merged into the same order.
+/// All state is plain data (sources, lane, heap), so the manager is `Clone`.
 #[derive(Debug, Clone, Default)]
 pub struct EventManager {
     sources: Vec<Source>,
+    /// Pending lane sources as (next tick, source), sorted by (kind, source).
+    lane: Vec<(i64, usize)>,
+    /// The smallest next tick of the lane.
+    lane_next: Option<i64>,
+    /// Pending occurrences of the other sources.
     queue: BinaryHeap<Reverse<(i64, EventKind, usize)>>,
 }
 
@@ -112,35 +148,78 @@ impl EventManager {
     fn push_source(&mut self, kind: EventKind, offset: i64, period: Option<i64>) -> SourceId {
         let id = self.sources.len();
         self.sources.push(Source {
+            kind,
             offset,
             period,
             count: 0,
         });
-        self.queue.push(Reverse((offset, kind, id)));
+        if self.lane.len() < LANE_CAPACITY {
+            // A new source has the largest id: it goes after every source of
+            // its kind or an earlier one.
+            let sources = &self.sources;
+            let at = self.lane.partition_point(|&(_, s)| sources[s].kind <= kind);
+            self.lane.insert(at, (offset, id));
+            self.lane_next = Some(self.lane_next.map_or(offset, |t| t.min(offset)));
+        } else {
+            self.queue.push(Reverse((offset, kind, id)));
+        }
         SourceId(id)
     }
 
     /// The instant of the next event, if any.
     pub fn next_tick(&self) -> Option<i64> {
-        self.queue.peek().map(|Reverse((t, _, _))| *t)
+        let heap = self.queue.peek().map(|Reverse((t, _, _))| *t);
+        match (self.lane_next, heap) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Counts one delivered occurrence of `id` and returns the tick of its
+    /// next one, if any.
+    fn advance(&mut self, id: usize) -> Option<i64> {
+        let src = &mut self.sources[id];
+        src.count += 1;
+        src.occurrence(src.count)
     }
 
     /// Removes and returns the next event in the documented order, scheduling
     /// the next occurrence of its source.
     pub fn pop(&mut self) -> Option<Event> {
-        let Reverse((tick, kind, id)) = self.queue.pop()?;
-        let src = &mut self.sources[id];
-        src.count += 1;
-        if let Some(p) = src.period {
-            if let Some(next) = p
-                .checked_mul(src.count)
-                .and_then(|v| v.checked_add(src.offset))
-            {
+        let t = self.next_tick()?;
+        // The first lane source due at t, and the heap's top if due at t:
+        // the event is the smaller in (kind, source) order.
+        let lane_pos = self.lane.iter().position(|&(next, _)| next == t);
+        let from_heap = match (lane_pos, self.queue.peek()) {
+            (_, Some(Reverse((ht, hk, hid)))) if *ht == t => match lane_pos {
+                Some(k) => {
+                    let id = self.lane[k].1;
+                    (*hk, *hid) < (self.sources[id].kind, id)
+                }
+                None => true,
+            },
+            _ => false,
+        };
+        let (kind, id) = if from_heap {
+            let Reverse((_, kind, id)) = self.queue.pop().expect("peeked");
+            if let Some(next) = self.advance(id) {
                 self.queue.push(Reverse((next, kind, id)));
             }
-        }
+            (kind, id)
+        } else {
+            let k = lane_pos.expect("an event is due at t");
+            let id = self.lane[k].1;
+            match self.advance(id) {
+                Some(next) => self.lane[k].0 = next,
+                None => {
+                    self.lane.remove(k);
+                }
+            }
+            self.lane_next = self.lane.iter().map(|&(next, _)| next).min();
+            (self.sources[id].kind, id)
+        };
         Some(Event {
-            tick,
+            tick: t,
             kind,
             source: SourceId(id),
         })
@@ -151,8 +230,52 @@ impl EventManager {
     pub fn pop_instant(&mut self, out: &mut Vec<Event>) -> Option<i64> {
         out.clear();
         let t = self.next_tick()?;
-        while self.next_tick() == Some(t) {
-            out.extend(self.pop());
+        if self.lane_next == Some(t) {
+            // One pass: deliver the sources due at t (the lane is in delivery
+            // order), advance them, drop the exhausted ones and find the
+            // lane's next instant.
+            let mut next_min: Option<i64> = None;
+            let mut keep = 0;
+            for k in 0..self.lane.len() {
+                let (mut next, id) = self.lane[k];
+                let mut live = true;
+                if next == t {
+                    out.push(Event {
+                        tick: t,
+                        kind: self.sources[id].kind,
+                        source: SourceId(id),
+                    });
+                    match self.advance(id) {
+                        Some(n) => next = n,
+                        None => live = false,
+                    }
+                }
+                if live {
+                    self.lane[keep] = (next, id);
+                    keep += 1;
+                    next_min = Some(next_min.map_or(next, |m| m.min(next)));
+                }
+            }
+            self.lane.truncate(keep);
+            self.lane_next = next_min;
+        }
+        let from_lane = out.len();
+        while let Some(Reverse((ht, kind, id))) = self.queue.peek().copied() {
+            if ht != t {
+                break;
+            }
+            self.queue.pop();
+            if let Some(next) = self.advance(id) {
+                self.queue.push(Reverse((next, kind, id)));
+            }
+            out.push(Event {
+                tick: t,
+                kind,
+                source: SourceId(id),
+            });
+        }
+        if from_lane > 0 && out.len() > from_lane {
+            out.sort_unstable_by_key(|e| (e.kind, e.source));
         }
         Some(t)
     }
@@ -175,6 +298,101 @@ mod tests {
         assert_eq!(order, vec![td, sen, obs, act]);
         assert_eq!(m.pop_instant(&mut out), Some(1));
         assert_eq!(out.len(), 1);
+    }
+
+    /// Every event up to `end` by brute force: (tick, kind, source) sorted.
+    fn reference(
+        specs: &[(EventKind, i64, Option<i64>)],
+        end: i64,
+    ) -> Vec<(i64, EventKind, usize)> {
+        let mut all = Vec::new();
+        for (id, &(kind, offset, period)) in specs.iter().enumerate() {
+            match period {
+                None => all.push((offset, kind, id)),
+                Some(p) => {
+                    let mut k = 0;
+                    while offset + k * p <= end {
+                        all.push((offset + k * p, kind, id));
+                        k += 1;
+                    }
+                }
+            }
+        }
+        all.retain(|e| e.0 <= end);
+        all.sort_unstable();
+        all
+    }
+
+    #[test]
+    fn lane_and_heap_deliver_the_documented_order() {
+        // More sources than the lane holds, of every kind, periodic and
+        // one-off, registered in no particular order of kind.
+        let kinds = [
+            EventKind::Output,
+            EventKind::Sensor,
+            EventKind::TimeDiscretisation,
+            EventKind::Actuator,
+            EventKind::Observer,
+            EventKind::NonSmooth,
+        ];
+        let mut specs = Vec::new();
+        for i in 0..40i64 {
+            let kind = kinds[(i * 7 % 6) as usize];
+            let period = if i % 5 == 3 {
+                None
+            } else {
+                Some(1 + i % 4 * 3)
+            };
+            specs.push((kind, i % 7 * 2, period));
+        }
+        let end = 60;
+        let expected = reference(&specs, end);
+        let build = || {
+            let mut m = EventManager::new();
+            for &(kind, offset, period) in &specs {
+                match period {
+                    Some(p) => m.add_periodic(kind, offset, p).unwrap(),
+                    None => m.add_once(kind, offset),
+                };
+            }
+            m
+        };
+        // Instant by instant.
+        let mut m = build();
+        let mut got = Vec::new();
+        let mut out = Vec::new();
+        while m.next_tick().is_some_and(|t| t <= end) {
+            let t = m.pop_instant(&mut out).unwrap();
+            assert!(out.iter().all(|e| e.tick == t));
+            got.extend(out.iter().map(|e| (e.tick, e.kind, e.source.0)));
+        }
+        assert_eq!(got, expected);
+        // Event by event, from a clone taken midway.
+        let mut m = build();
+        let mut got = Vec::new();
+        while m.next_tick().is_some_and(|t| t <= end / 2) {
+            let e = m.pop().unwrap();
+            got.push((e.tick, e.kind, e.source.0));
+        }
+        let mut m = m.clone();
+        while m.next_tick().is_some_and(|t| t <= end) {
+            let e = m.pop().unwrap();
+            got.push((e.tick, e.kind, e.source.0));
+        }
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn one_off_sources_run_out() {
+        let mut m = EventManager::new();
+        m.add_once(EventKind::Sensor, 3);
+        let mut out = Vec::new();
+        assert_eq!(m.pop_instant(&mut out), Some(3));
+        assert_eq!(out.len(), 1);
+        assert_eq!(m.next_tick(), None);
+        assert_eq!(m.pop_instant(&mut out), None);
+        assert!(out.is_empty());
+        assert_eq!(m.pop(), None);
     }
 
     #[test]
