@@ -12,13 +12,12 @@
 //! keeps every basis lexico-feasible and so prevents cycling on degenerate
 //! problems.
 
-use std::time::Instant;
-
 use nalgebra::DMatrix;
 
 use super::{Lcp, LcpSolver};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::ProblemMatrix;
+use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
@@ -28,6 +27,8 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct Lemke {
     settings: SolverSettings,
+    /// Whether solves read the clock (see [`Stopwatch`]).
+    timed: bool,
     ws: Workspace,
 }
 
@@ -67,6 +68,7 @@ impl Lemke {
     pub fn new(settings: SolverSettings) -> Self {
         Lemke {
             settings,
+            timed: true,
             ws: Workspace::default(),
         }
     }
@@ -171,8 +173,12 @@ impl LcpSolver for Lemke {
         "lemke"
     }
 
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Instant::now();
+        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();

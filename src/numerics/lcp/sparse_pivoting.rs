@@ -69,7 +69,6 @@
 //!   ones belong in block-sparse storage.
 
 use std::fmt;
-use std::time::Instant;
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor::LltRegularization;
@@ -84,6 +83,7 @@ use faer::{Conj, MatMut, Par, Side};
 use super::{Lcp, LcpSolver};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
+use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 
@@ -106,6 +106,8 @@ const NONE: usize = usize::MAX;
 /// Sparse block principal pivoting (see the module documentation).
 pub struct SparsePivoting {
     settings: SolverSettings,
+    /// Whether solves read the clock (see [`Stopwatch`]).
+    timed: bool,
     analysis: Option<Analysis>,
     analyses: usize,
     /// Júdice–Pires' p̄ (a field so that tests can switch the safeguard off).
@@ -130,6 +132,7 @@ impl SparsePivoting {
     pub fn new(settings: SolverSettings) -> Self {
         SparsePivoting {
             settings,
+            timed: true,
             analysis: None,
             analyses: 0,
             block_pivots: BLOCK_PIVOTS,
@@ -500,8 +503,12 @@ impl LcpSolver for SparsePivoting {
         NAME
     }
 
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Instant::now();
+        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();

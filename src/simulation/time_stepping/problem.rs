@@ -164,7 +164,11 @@ impl SparseAssembly {
                 m: Matrix::BlockSparse(matrix),
                 q: vec![0.0; n],
             },
-            solver: lcp_solver(solver, settings).map_err(SimulationError::Numerics)?,
+            solver: {
+                let mut s = lcp_solver(solver, settings).map_err(SimulationError::Numerics)?;
+                s.set_timed(false);
+                s
+            },
             z: vec![0.0; n],
             w: vec![0.0; n],
             offset,
@@ -496,6 +500,8 @@ fn failure(report: &SolveReport, t: f64, step: u64, size: usize) -> SimulationEr
     }
 }
 
+/// The problem and solver of size n, built on first use. Its solver does
+/// not read the clock (a step's solve needs no timing).
 fn sized_slot<'a>(
     slots: &'a mut [Option<SizedSlot>],
     family: ProblemFamily,
@@ -513,20 +519,29 @@ fn sized_slot<'a>(
         let q = vec![0.0; n];
         let e = SimulationError::Numerics;
         let slot = match family {
-            ProblemFamily::Lcp => Slot::Lcp(Lcp { m, q }, lcp_solver(solver, settings).map_err(e)?),
-            ProblemFamily::Mlcp => Slot::Mlcp(
-                Mlcp { m, q, n_eq },
-                mlcp_solver(solver, settings).map_err(e)?,
-            ),
-            ProblemFamily::Relay => Slot::Relay(
-                Relay {
-                    m,
-                    q,
-                    lb: vec![0.0; n],
-                    ub: vec![0.0; n],
-                },
-                relay_solver(solver, settings).map_err(e)?,
-            ),
+            ProblemFamily::Lcp => {
+                let mut s = lcp_solver(solver, settings).map_err(e)?;
+                s.set_timed(false);
+                Slot::Lcp(Lcp { m, q }, s)
+            }
+            ProblemFamily::Mlcp => {
+                let mut s = mlcp_solver(solver, settings).map_err(e)?;
+                s.set_timed(false);
+                Slot::Mlcp(Mlcp { m, q, n_eq }, s)
+            }
+            ProblemFamily::Relay => {
+                let mut s = relay_solver(solver, settings).map_err(e)?;
+                s.set_timed(false);
+                Slot::Relay(
+                    Relay {
+                        m,
+                        q,
+                        lb: vec![0.0; n],
+                        ub: vec![0.0; n],
+                    },
+                    s,
+                )
+            }
         };
         slots[n] = Some(SizedSlot {
             slot,
