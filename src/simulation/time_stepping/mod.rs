@@ -448,6 +448,9 @@ impl TimeStepping {
             self.settings.activation_gamma,
         );
         let step = self.stats.steps + 1;
+        if self.all_linear {
+            return self.integrate_linear(t0, t1, step);
+        }
         let model = Arc::clone(&self.model);
         // One pass: start values, then the first free state.
         for (w, s) in self.sys.iter_mut().zip(model.systems()) {
@@ -543,6 +546,94 @@ impl TimeStepping {
         self.stats.steps += 1;
         self.stats.solves = self.osnsp.solves;
         self.stats.solver_iterations = self.osnsp.iterations;
+        Ok(())
+    }
+
+    /// One step of a model whose systems and relations are all linear: one
+    /// pass, no Newton iterate, and the state buffers are swapped rather
+    /// than copied. The start state is the last end state (a swap), the
+    /// free unknown is computed from it, and the new unknown is the free one
+    /// plus the responses to the multipliers,
+    /// v_{k+1} = v_free + Σ_α W⁻¹ H_αᵀ P_α (Moreau–Jean) or
+    /// x_{k+1} = x_free + Σ_α (shift_α + h W⁻¹ B_α λ_α) (Euler–Moreau; Γ B_α λ_α
+    /// for the zero-order hold), assembled in place. The same operations as
+    /// the general path, in the same order. A step that fails leaves the
+    /// state of its start.
+    fn integrate_linear(&mut self, t0: f64, t1: f64, step: u64) -> Result<(), SimulationError> {
+        let (h, theta, gamma) = (
+            self.settings.step,
+            self.settings.theta,
+            self.settings.activation_gamma,
+        );
+        let TimeStepping {
+            model,
+            sys,
+            inters,
+            resp_fixed,
+            osnsp,
+            stats,
+            ..
+        } = self;
+        let model: &Model = model;
+        // W(t_{k+1}) first: the only step that can fail before the state moves.
+        for (w, s) in sys.iter_mut().zip(model.systems()) {
+            w.prepare_linear_step(&s.ds, t1, h, theta)?;
+        }
+        for (w, s) in sys.iter_mut().zip(model.systems()) {
+            w.swap_start();
+            w.compute_free(&s.ds, t0, t1, h, theta)?;
+        }
+        stats.newton_iterations += 1;
+        let solved = if inters.is_empty() {
+            Ok(())
+        } else {
+            solve_linear_interactions(model, sys, inters, resp_fixed, osnsp, h, gamma, t1, step)
+        };
+        if let Err(e) = solved {
+            sys.iter_mut().for_each(SystemWork::restore_start);
+            return Err(e);
+        }
+        // unknown_i = free_i + Σ_α (shift_α,i + resp_α,i λ_α), scattered from
+        // the interactions' side.
+        for w in sys.iter_mut() {
+            w.take_free_as_unknown();
+        }
+        for w in inters.iter() {
+            if !w.active {
+                continue;
+            }
+            for (k, &s) in w.systems.iter().enumerate() {
+                let unknown = sys[s].unknown_mut();
+                if !w.lagrangian {
+                    unknown
+                        .iter_mut()
+                        .zip(&w.shift[k])
+                        .for_each(|(u, d)| *u += d);
+                }
+                let n = unknown.len();
+                for (c, col) in w.resp[k].as_slice().chunks_exact(n).enumerate() {
+                    let l = w.lambda[c];
+                    if l != 0.0 {
+                        unknown.iter_mut().zip(col).for_each(|(u, r)| *u += r * l);
+                    }
+                }
+            }
+        }
+        if let Some(k) = (0..sys.len()).find(|&k| !sys[k].finish_linear_step(h, theta)) {
+            let object = sys[k].name.clone();
+            sys.iter_mut().for_each(SystemWork::restore_start);
+            return Err(SimulationError::NonFinite {
+                t: t1,
+                step,
+                object,
+            });
+        }
+        for (w, inter) in inters.iter_mut().zip(model.interactions()) {
+            w.update_output(&inter.relation, sys, t1);
+        }
+        stats.steps += 1;
+        stats.solves = osnsp.solves;
+        stats.solver_iterations = osnsp.iterations;
         Ok(())
     }
 
@@ -728,4 +819,37 @@ impl TimeStepping {
         w.u.copy_from_slice(u);
         Ok(())
     }
+}
+
+/// The interaction part of a linear step: ẏ_k is kept for the impact law,
+/// unilateral interactions are activated (ỹ = y_k + γ h ẏ_k ≤ its rounding
+/// bound), the responses that change with W are recomputed, and the
+/// one-step problem is solved.
+#[allow(clippy::too_many_arguments)]
+fn solve_linear_interactions(
+    model: &Model,
+    sys: &mut [SystemWork],
+    inters: &mut [InteractionWork],
+    resp_fixed: &[bool],
+    osnsp: &mut OneStepProblem,
+    h: f64,
+    gamma: f64,
+    t1: f64,
+    step: u64,
+) -> Result<(), SimulationError> {
+    for w in inters.iter_mut() {
+        w.ydot_start.copy_from_slice(&w.ydot);
+        if w.unilateral {
+            w.active = (0..w.m).any(|r| {
+                w.y[r] + gamma * h * w.ydot[r] <= w.y_noise[r] + gamma * h * w.ydot_noise[r]
+            });
+        }
+    }
+    for (w, &fixed) in inters.iter_mut().zip(resp_fixed) {
+        if !fixed {
+            w.compute_response(sys, h, false);
+        }
+    }
+    osnsp.solve(model, sys, inters, t1, step)?;
+    Ok(())
 }

@@ -72,6 +72,13 @@ pub(crate) struct SystemWork {
     pub control: Vec<f64>,
     /// True when `control` is not all zeros (skips the work otherwise).
     pub has_control: bool,
+    /// Moreau–Jean on a `LagrangianLinearTi` system without damping and
+    /// stiffness, with constant (or no) external forces: the step's
+    /// velocity increment without inputs,
+    /// Δv = W⁻¹ h(θ F_ext + (1 − θ) F_ext), is the same at every step, so
+    /// it is computed once and the free velocity is v_free = v_k + Δv (the
+    /// same operations as the general formula, hence the same values).
+    free_increment: Option<Vec<f64>>,
 }
 
 impl SystemWork {
@@ -137,6 +144,7 @@ impl SystemWork {
             mass: square(if full { n } else { 0 }),
             control: vec![0.0; n],
             has_control: false,
+            free_increment: None,
         };
         match ds {
             DynamicalSystem::LagrangianLinearTi(d) => {
@@ -151,6 +159,20 @@ impl SystemWork {
                 work.w.copy_from_slice(w.as_slice());
                 work.factor_w()?;
                 work.w_fixed = true;
+                let constant_forces = d.fext.as_ref().is_none_or(|f| f.is_constant());
+                if constant_forces && d.damping.is_none() && d.stiffness.is_none() {
+                    // rhs = h(θ F_ext(t₁) + (1 − θ) F_ext(t₀)) with F_ext(t₁) = F_ext(t₀).
+                    let mut rhs = vec![0.0; n];
+                    if let Some(f) = &d.fext {
+                        f.eval(0.0, &mut work.s2);
+                        f.eval(0.0, &mut work.s3);
+                        for i in 0..n {
+                            rhs[i] = h * (theta * work.s2[i] + (1.0 - theta) * work.s3[i]);
+                        }
+                    }
+                    lu_solve(&work.w, n, &work.piv, &mut rhs);
+                    work.free_increment = Some(rhs);
+                }
             }
             DynamicalSystem::FirstOrderLinear(d) => match scheme {
                 Scheme::ZeroOrderHold => {
@@ -314,6 +336,14 @@ impl SystemWork {
     ) -> Result<(), SimulationError> {
         let n = self.n;
         match ds {
+            DynamicalSystem::LagrangianLinearTi(_)
+                if self.free_increment.is_some() && !self.has_control =>
+            {
+                let dv = self.free_increment.as_deref().unwrap_or_default();
+                for i in 0..n {
+                    self.free[i] = self.v_start[i] + dv[i];
+                }
+            }
             DynamicalSystem::LagrangianLinearTi(d) => {
                 // rhs = h(θF_ext(t₁) + (1−θ)F_ext(t₀) + g) − hC v_k − hK(q_k + hθ v_k);
                 // free = v_k + W⁻¹ rhs.
@@ -504,6 +534,81 @@ impl SystemWork {
             }
         }
         Ok(())
+    }
+
+    /// Prepares a step of a linear system from t_k to t_{k+1}: refactors
+    /// W = I − hθA(t_{k+1}) when A varies (the only part that can fail, so it
+    /// comes before any state buffer changes).
+    pub fn prepare_linear_step(
+        &mut self,
+        ds: &DynamicalSystem,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
+        if let (DynamicalSystem::FirstOrderLinear(d), false) = (ds, self.w_fixed) {
+            d.a.eval(t1, &mut self.m1);
+            let a = std::mem::replace(&mut self.m1, DMatrix::zeros(0, 0));
+            self.set_first_order_w(&a, h, theta);
+            self.m1 = a;
+            self.factor_w()?;
+        }
+        Ok(())
+    }
+
+    /// A linear step starts from the state the last one ended with: the
+    /// state buffers become the start buffers by a swap (no copy), and the
+    /// state buffers, now stale, are written by [`Self::finish_linear_step`].
+    /// Swapping again ([`Self::restore_start`]) undoes it.
+    pub fn swap_start(&mut self) {
+        std::mem::swap(&mut self.q, &mut self.q_start);
+        std::mem::swap(&mut self.v, &mut self.v_start);
+    }
+
+    /// Puts back the state of the start of a linear step that failed.
+    pub fn restore_start(&mut self) {
+        self.swap_start();
+    }
+
+    /// The unknown of a linear step (v, or x for first-order systems) starts
+    /// as the free unknown, taken by a swap: `free` is recomputed at every
+    /// step. The interaction inputs are then added to it in place
+    /// ([`Self::unknown_mut`]).
+    pub fn take_free_as_unknown(&mut self) {
+        if self.lagrangian {
+            std::mem::swap(&mut self.v, &mut self.free);
+        } else {
+            std::mem::swap(&mut self.q, &mut self.free);
+        }
+    }
+
+    /// The unknown being assembled by a linear step.
+    pub fn unknown_mut(&mut self) -> &mut [f64] {
+        if self.lagrangian {
+            &mut self.v
+        } else {
+            &mut self.q
+        }
+    }
+
+    /// Ends a linear step once the unknown is complete: for Lagrangian
+    /// systems q_{k+1} = q_k + h((1−θ)v_k + θ v_{k+1}). Returns false when
+    /// the new state is not finite.
+    pub fn finish_linear_step(&mut self, h: f64, theta: f64) -> bool {
+        let mut finite = true;
+        if self.lagrangian {
+            for i in 0..self.n {
+                let v = self.v[i];
+                let q = self.q_start[i] + h * ((1.0 - theta) * self.v_start[i] + theta * v);
+                self.q[i] = q;
+                finite &= v.is_finite() & q.is_finite();
+            }
+        } else {
+            for &x in &self.q {
+                finite &= x.is_finite();
+            }
+        }
+        finite
     }
 
     /// [`Self::set_unknown`] from the `unknown` buffer, returning the change
