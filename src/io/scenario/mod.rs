@@ -34,6 +34,7 @@ mod params;
 pub mod record;
 pub mod schema;
 mod settings;
+mod tape;
 mod values;
 
 use std::collections::{BTreeMap, HashMap};
