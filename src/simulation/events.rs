@@ -59,27 +59,36 @@ pub struct Event {
     pub source: SourceId,
 }
 
+/// A registered source: its first tick and its period (`None` for a
+/// one-off event).
 #[derive(Debug, Clone)]
 struct Source {
-    kind: EventKind,
     offset: i64,
     period: Option<i64>,
-    /// Occurrences delivered so far.
-    count: i64,
 }
 
-impl Source {
-    /// The tick of occurrence `count` (offset + count·period, a product, never
-    /// a running sum), or `None` when the source has no such occurrence (a
-    /// one-off source already delivered, or a tick beyond i64).
-    fn occurrence(&self, count: i64) -> Option<i64> {
-        match self.period {
-            None => (count == 0).then_some(self.offset),
-            Some(p) => p
-                .checked_mul(count)
-                .and_then(|v| v.checked_add(self.offset)),
-        }
+/// The occurrence after one at `tick` of a source of period `period` (0
+/// for a one-off source): `tick + period`, or `None` when there is none (a
+/// one-off source, or a tick beyond i64). Ticks are integers, so the k-th
+/// occurrence is exactly offset + k·period, and it is missing exactly when
+/// that product overflows.
+#[inline]
+fn following(tick: i64, period: i64) -> Option<i64> {
+    if period > 0 {
+        tick.checked_add(period)
+    } else {
+        None
     }
+}
+
+/// A pending source of the lane: the tick of its next occurrence, its
+/// period (0 for a one-off source), its kind and its index.
+#[derive(Debug, Clone, Copy)]
+struct LaneEntry {
+    next: i64,
+    period: i64,
+    kind: EventKind,
+    id: usize,
 }
 
 /// Pending sources scanned in order at each instant (see [`EventManager`]);
@@ -90,20 +99,22 @@ const LANE_CAPACITY: usize = 16;
 ///
 /// A simulation has few sources (the integration step, the outputs, a few
 /// sensors and actuators) and most instants hold only the integration step,
-/// so the first [`LANE_CAPACITY`] pending sources are kept in a *lane*: a
-/// list in delivery order (kind, then registration), each with the tick of
-/// its next occurrence. The next instant is the smallest of these ticks
-/// (cached), and delivering an instant is one pass over the lane: every
-/// source whose next tick is the instant emits its event, in lane order,
-/// and moves on to its next occurrence. Sources registered beyond the
-/// lane's capacity wait in a binary heap keyed by (tick, kind, source); the
-/// events of an instant that come from both are merged into the same order.
-/// All state is plain data (sources, lane, heap), so the manager is `Clone`.
+/// so the first [`LANE_CAPACITY`] sources are kept in a *lane*: a list in
+/// delivery order (kind, then registration), each with the tick of its next
+/// occurrence. The next instant is the smallest of these ticks (cached),
+/// and delivering an instant is one pass over the lane: every source whose
+/// next tick is the instant emits its event, in lane order, and moves on to
+/// its next occurrence. Sources registered beyond the lane's capacity wait
+/// in a binary heap keyed by (tick, kind, source); the events of an instant
+/// that come from both are merged into the same order. The state is plain
+/// data — the registered sources and the pending tick of each (lane or
+/// heap) — so the manager is `Clone`; a source's occurrence count is
+/// (pending tick − offset) / period.
 #[derive(Debug, Clone, Default)]
 pub struct EventManager {
     sources: Vec<Source>,
-    /// Pending lane sources as (next tick, source), sorted by (kind, source).
-    lane: Vec<(i64, usize)>,
+    /// Pending lane sources, sorted by (kind, source).
+    lane: Vec<LaneEntry>,
     /// The smallest next tick of the lane.
     lane_next: Option<i64>,
     /// Pending occurrences of the other sources.
@@ -147,18 +158,20 @@ impl EventManager {
 
     fn push_source(&mut self, kind: EventKind, offset: i64, period: Option<i64>) -> SourceId {
         let id = self.sources.len();
-        self.sources.push(Source {
-            kind,
-            offset,
-            period,
-            count: 0,
-        });
+        self.sources.push(Source { offset, period });
         if self.lane.len() < LANE_CAPACITY {
             // A new source has the largest id: it goes after every source of
             // its kind or an earlier one.
-            let sources = &self.sources;
-            let at = self.lane.partition_point(|&(_, s)| sources[s].kind <= kind);
-            self.lane.insert(at, (offset, id));
+            let at = self.lane.partition_point(|e| e.kind <= kind);
+            self.lane.insert(
+                at,
+                LaneEntry {
+                    next: offset,
+                    period: period.unwrap_or(0),
+                    kind,
+                    id,
+                },
+            );
             self.lane_next = Some(self.lane_next.map_or(offset, |t| t.min(offset)));
         } else {
             self.queue.push(Reverse((offset, kind, id)));
@@ -167,20 +180,43 @@ impl EventManager {
     }
 
     /// The instant of the next event, if any.
+    #[inline]
     pub fn next_tick(&self) -> Option<i64> {
-        let heap = self.queue.peek().map(|Reverse((t, _, _))| *t);
-        match (self.lane_next, heap) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        match (self.lane_next, self.queue.peek()) {
+            (Some(a), Some(Reverse((b, _, _)))) => Some(a.min(*b)),
+            (Some(a), None) => Some(a),
+            (None, b) => b.map(|Reverse((t, _, _))| *t),
         }
     }
 
-    /// Counts one delivered occurrence of `id` and returns the tick of its
-    /// next one, if any.
-    fn advance(&mut self, id: usize) -> Option<i64> {
-        let src = &mut self.sources[id];
-        src.count += 1;
-        src.occurrence(src.count)
+    /// The tick of the next occurrence of a source, `None` once it has no
+    /// further occurrence (or for an unknown source).
+    pub fn pending_tick(&self, id: SourceId) -> Option<i64> {
+        match self.lane.iter().find(|e| e.id == id.0) {
+            Some(e) => Some(e.next),
+            None => self
+                .queue
+                .iter()
+                .find(|Reverse((_, _, s))| *s == id.0)
+                .map(|Reverse((t, _, _))| *t),
+        }
+    }
+
+    /// Occurrences of a source delivered so far: (pending tick − offset) /
+    /// period, 1 for a one-off source already delivered (`None` for an
+    /// unknown source or a periodic one past the range of ticks).
+    pub fn delivered(&self, id: SourceId) -> Option<i64> {
+        let src = self.sources.get(id.0)?;
+        match (self.pending_tick(id), src.period) {
+            (Some(t), Some(p)) => Some((t - src.offset) / p),
+            (Some(_), None) => Some(0),
+            (None, None) => Some(1),
+            (None, Some(_)) => None,
+        }
+    }
+
+    fn period(&self, id: usize) -> i64 {
+        self.sources[id].period.unwrap_or(0)
     }
 
     /// Removes and returns the next event in the documented order, scheduling
@@ -189,34 +225,33 @@ impl EventManager {
         let t = self.next_tick()?;
         // The first lane source due at t, and the heap's top if due at t:
         // the event is the smaller in (kind, source) order.
-        let lane_pos = self.lane.iter().position(|&(next, _)| next == t);
+        let lane_pos = self.lane.iter().position(|e| e.next == t);
         let from_heap = match (lane_pos, self.queue.peek()) {
             (_, Some(Reverse((ht, hk, hid)))) if *ht == t => match lane_pos {
-                Some(k) => {
-                    let id = self.lane[k].1;
-                    (*hk, *hid) < (self.sources[id].kind, id)
-                }
+                Some(k) => (*hk, *hid) < (self.lane[k].kind, self.lane[k].id),
                 None => true,
             },
             _ => false,
         };
         let (kind, id) = if from_heap {
             let Reverse((_, kind, id)) = self.queue.pop().expect("peeked");
-            if let Some(next) = self.advance(id) {
+            if let Some(next) = following(t, self.period(id)) {
                 self.queue.push(Reverse((next, kind, id)));
             }
             (kind, id)
         } else {
             let k = lane_pos.expect("an event is due at t");
-            let id = self.lane[k].1;
-            match self.advance(id) {
-                Some(next) => self.lane[k].0 = next,
+            let LaneEntry {
+                period, kind, id, ..
+            } = self.lane[k];
+            match following(t, period) {
+                Some(next) => self.lane[k].next = next,
                 None => {
                     self.lane.remove(k);
                 }
             }
-            self.lane_next = self.lane.iter().map(|&(next, _)| next).min();
-            (self.sources[id].kind, id)
+            self.lane_next = self.lane.iter().map(|e| e.next).min();
+            (kind, id)
         };
         Some(Event {
             tick: t,
@@ -232,32 +267,34 @@ impl EventManager {
         let t = self.next_tick()?;
         if self.lane_next == Some(t) {
             // One pass: deliver the sources due at t (the lane is in delivery
-            // order), advance them, drop the exhausted ones and find the
-            // lane's next instant.
-            let mut next_min: Option<i64> = None;
-            let mut keep = 0;
-            for k in 0..self.lane.len() {
-                let (mut next, id) = self.lane[k];
-                let mut live = true;
-                if next == t {
+            // order), advance them and find the lane's next instant.
+            let mut next_min = i64::MAX;
+            let mut exhausted = false;
+            for e in self.lane.iter_mut() {
+                if e.next == t {
                     out.push(Event {
                         tick: t,
-                        kind: self.sources[id].kind,
-                        source: SourceId(id),
+                        kind: e.kind,
+                        source: SourceId(e.id),
                     });
-                    match self.advance(id) {
-                        Some(n) => next = n,
-                        None => live = false,
+                    match following(t, e.period) {
+                        Some(n) => e.next = n,
+                        None => exhausted = true,
                     }
                 }
-                if live {
-                    self.lane[keep] = (next, id);
-                    keep += 1;
-                    next_min = Some(next_min.map_or(next, |m| m.min(next)));
-                }
+                next_min = next_min.min(e.next);
             }
-            self.lane.truncate(keep);
-            self.lane_next = next_min;
+            if exhausted {
+                // Drop the sources that have no further occurrence (their
+                // entry still holds t).
+                self.lane
+                    .retain(|e| e.next != t || following(t, e.period).is_some());
+                next_min = self.lane.iter().map(|e| e.next).min().unwrap_or(i64::MAX);
+            }
+            self.lane_next = (!self.lane.is_empty()).then_some(next_min);
+        }
+        if self.queue.is_empty() {
+            return Some(t);
         }
         let from_lane = out.len();
         while let Some(Reverse((ht, kind, id))) = self.queue.peek().copied() {
@@ -265,7 +302,7 @@ impl EventManager {
                 break;
             }
             self.queue.pop();
-            if let Some(next) = self.advance(id) {
+            if let Some(next) = following(t, self.period(id)) {
                 self.queue.push(Reverse((next, kind, id)));
             }
             out.push(Event {
@@ -367,6 +404,12 @@ mod tests {
             got.extend(out.iter().map(|e| (e.tick, e.kind, e.source.0)));
         }
         assert_eq!(got, expected);
+        for (id, &(_, offset, period)) in specs.iter().enumerate() {
+            let delivered = got.iter().filter(|e| e.2 == id).count() as i64;
+            assert_eq!(m.delivered(SourceId(id)), Some(delivered), "source {id}");
+            let pending = period.map(|p| offset + delivered * p);
+            assert_eq!(m.pending_tick(SourceId(id)), pending, "source {id}");
+        }
         // Event by event, from a clone taken midway.
         let mut m = build();
         let mut got = Vec::new();

@@ -444,7 +444,7 @@ fn record(text: &str, names: &[String], values: &[f64]) -> Option<Sym> {
         .iter()
         .filter(|t| matches!(t, Token::Number | Token::Name(_)))
         .count();
-    if leaves > 2 * tape::REGISTERS {
+    if leaves > tape::REGISTERS {
         return None;
     }
     let ex = SymEx::parse(text).ok()?;

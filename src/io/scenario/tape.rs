@@ -224,24 +224,28 @@ impl MakeOperators<Sym> for SymOperators {
 }
 
 /// Registers of a tape: at most this many (t, constants and operations).
-pub(crate) const REGISTERS: usize = 32;
+pub(crate) const REGISTERS: usize = 64;
 
-/// One operation of a tape: `op` on registers `a` (and `b`), written to the
-/// next register.
+/// Tapes of at most this many registers run on a register file of this
+/// size (copied from its initial values in a few vector moves).
+const SMALL: usize = 16;
+
+/// One operation of a tape: `op` on registers `a` (and `b`), written to
+/// register `dst`.
 #[derive(Debug, Clone, Copy)]
 struct Instr {
     op: Op,
     a: u8,
     b: u8,
+    dst: u8,
 }
 
 /// A straight-line program computing several expressions of t at once.
 #[derive(Debug, Clone)]
 pub(crate) struct Tape {
-    /// Initial registers: t (set at each evaluation), then the constants.
-    init: [f64; REGISTERS],
-    /// First register written by `code`.
-    first: usize,
+    /// Initial registers: t (set at each evaluation), then the constants,
+    /// padded with zeros to [`SMALL`] or [`REGISTERS`] entries.
+    init: Vec<f64>,
     code: Vec<Instr>,
     /// The register of each output.
     outputs: Vec<u8>,
@@ -315,7 +319,8 @@ impl Tape {
         let mut rec = Recorder::default();
         let outs: Vec<Slot> = values.iter().map(|v| rec.slot(v)).collect();
         let first = 1 + rec.consts.len();
-        if first + rec.code.len() > REGISTERS {
+        let used = first + rec.code.len();
+        if used > REGISTERS {
             return None;
         }
         let reg = |s: Slot| -> u8 {
@@ -325,32 +330,44 @@ impl Tape {
                 Slot::Code(k) => first + k,
             }) as u8
         };
-        let mut init = [0.0; REGISTERS];
+        let mut init = vec![0.0; if used <= SMALL { SMALL } else { REGISTERS }];
         init[1..first].copy_from_slice(&rec.consts);
         Some(Tape {
             init,
-            first,
             code: rec
                 .code
                 .iter()
-                .map(|&(op, a, b)| Instr {
+                .enumerate()
+                .map(|(k, &(op, a, b))| Instr {
                     op,
                     a: reg(a),
                     b: reg(b),
+                    dst: (first + k) as u8,
                 })
                 .collect(),
             outputs: outs.into_iter().map(reg).collect(),
         })
     }
 
-    /// `out[k]` ← output k at time t (`out` has [`Tape::len`] entries).
+    /// `out[k]` ← output k at time t (`out` has one entry per expression).
+    #[inline]
     pub fn eval(&self, t: f64, out: &mut [f64]) {
-        let mut r = self.init;
+        if self.init.len() == SMALL {
+            self.run::<SMALL>(t, out)
+        } else {
+            self.run::<REGISTERS>(t, out)
+        }
+    }
+
+    #[inline(always)]
+    fn run<const R: usize>(&self, t: f64, out: &mut [f64]) {
+        let mut r: [f64; R] = self.init[..R].try_into().expect("R registers");
         r[0] = t;
-        let mask = REGISTERS - 1;
-        for (k, ins) in self.code.iter().enumerate() {
+        // R is a power of two: the masks keep every index in bounds.
+        let mask = R - 1;
+        for ins in &self.code {
             let (a, b) = (r[ins.a as usize & mask], r[ins.b as usize & mask]);
-            r[(self.first + k) & mask] = ins.op.apply(a, b);
+            r[ins.dst as usize & mask] = ins.op.apply(a, b);
         }
         for (o, &reg) in out.iter_mut().zip(&self.outputs) {
             *o = r[reg as usize & mask];
@@ -473,12 +490,24 @@ mod tests {
 
     #[test]
     fn long_expressions_have_no_tape() {
-        let params = BTreeMap::new();
-        let text = (1..12)
-            .map(|k| format!("sin({k}*t)"))
-            .collect::<Vec<_>>()
-            .join(" + ");
-        let sym = compile(&text, &params).sym.unwrap();
-        assert!(Tape::new(&[sym]).is_none());
+        // t + 1 + 2 + … + 70: 70 constants and 70 additions.
+        let mut sum = Sym::Time;
+        for k in 1..=70 {
+            sum = Sym::binary(Op::Add, sum, Sym::Num(k as f64));
+        }
+        assert!(Tape::new(&[sum.clone()]).is_none());
+        // 15 registers (the small register file) and 41.
+        for n in [7, 20] {
+            let mut short = Sym::Time;
+            let mut expected = 0.5;
+            for k in 1..=n {
+                short = Sym::binary(Op::Add, short, Sym::Num(k as f64));
+                expected += k as f64;
+            }
+            let tape = Tape::new(&[short]).unwrap();
+            let mut out = [0.0];
+            tape.eval(0.5, &mut out);
+            assert_eq!(out[0], expected);
+        }
     }
 }

@@ -27,6 +27,7 @@
 
 mod interaction_work;
 mod problem;
+mod small;
 mod system_work;
 
 use std::sync::Arc;
@@ -277,6 +278,8 @@ pub struct TimeStepping {
     t0_tick: i64,
     step_ticks: i64,
     tick: i64,
+    /// (tick, its time in seconds) of the last instant reached.
+    seconds: (i64, f64),
     end_tick: i64,
     events: EventManager,
     instant: Vec<Event>,
@@ -386,6 +389,7 @@ impl TimeStepping {
             t0_tick,
             step_ticks,
             tick: t0_tick,
+            seconds: (t0_tick, base.seconds(t0_tick)),
             end_tick,
             events,
             instant: Vec::with_capacity(8),
@@ -412,10 +416,11 @@ impl TimeStepping {
             .events
             .pop_instant(&mut instant)
             .expect("an event is pending");
+        let t = self.base.seconds(tick);
         let mut result = Ok(());
         for ev in &instant {
             if ev.kind == EventKind::TimeDiscretisation {
-                result = self.integrate(tick);
+                result = self.integrate(tick, t);
                 if result.is_err() {
                     break;
                 }
@@ -424,10 +429,18 @@ impl TimeStepping {
         self.instant = instant;
         result?;
         self.tick = tick;
-        Ok(StepOutcome::Advanced {
-            tick,
-            t: self.base.seconds(tick),
-        })
+        self.seconds = (tick, t);
+        Ok(StepOutcome::Advanced { tick, t })
+    }
+
+    /// The current time in seconds: k / ticks_per_second for the current
+    /// tick k, kept from the step that reached it (a division costs as much
+    /// as a small step).
+    fn now(&self) -> f64 {
+        match self.seconds {
+            (tick, t) if tick == self.tick => t,
+            _ => self.base.seconds(self.tick),
+        }
     }
 
     /// Runs to the final time, calling `each` after every instant (including
@@ -439,9 +452,9 @@ impl TimeStepping {
         Ok(())
     }
 
-    fn integrate(&mut self, tick1: i64) -> Result<(), SimulationError> {
-        let t0 = self.base.seconds(self.tick);
-        let t1 = self.base.seconds(tick1);
+    fn integrate(&mut self, tick1: i64, t1: f64) -> Result<(), SimulationError> {
+        debug_assert_eq!(t1, self.base.seconds(tick1));
+        let t0 = self.now();
         let (h, theta, gamma) = (
             self.settings.step,
             self.settings.theta,
@@ -575,6 +588,28 @@ impl TimeStepping {
             ..
         } = self;
         let model: &Model = model;
+        stats.newton_iterations += 1;
+        if inters.is_empty() {
+            // Uncoupled systems: each one's whole step in one pass.
+            for k in 0..sys.len() {
+                let (w, ds) = (&mut sys[k], &model.systems()[k].ds);
+                w.prepare_linear_step(ds, t1, h, theta)?;
+                w.swap_start();
+                w.compute_free(ds, t0, t1, h, theta)?;
+                w.take_free_as_unknown();
+                if !w.finish_linear_step(h, theta) {
+                    let object = w.name.clone();
+                    sys[..=k].iter_mut().for_each(SystemWork::restore_start);
+                    return Err(SimulationError::NonFinite {
+                        t: t1,
+                        step,
+                        object,
+                    });
+                }
+            }
+            stats.steps += 1;
+            return Ok(());
+        }
         // W(t_{k+1}) first: the only step that can fail before the state moves.
         for (w, s) in sys.iter_mut().zip(model.systems()) {
             w.prepare_linear_step(&s.ds, t1, h, theta)?;
@@ -583,12 +618,8 @@ impl TimeStepping {
             w.swap_start();
             w.compute_free(&s.ds, t0, t1, h, theta)?;
         }
-        stats.newton_iterations += 1;
-        let solved = if inters.is_empty() {
-            Ok(())
-        } else {
-            solve_linear_interactions(model, sys, inters, resp_fixed, osnsp, h, gamma, t1, step)
-        };
+        let solved =
+            solve_linear_interactions(model, sys, inters, resp_fixed, osnsp, h, gamma, t1, step);
         if let Err(e) = solved {
             sys.iter_mut().for_each(SystemWork::restore_start);
             return Err(e);
@@ -654,7 +685,7 @@ impl TimeStepping {
 
     /// Current time in seconds (exact tick converted once).
     pub fn time(&self) -> f64 {
-        self.base.seconds(self.tick)
+        self.now()
     }
 
     /// Current instant in ticks, and the time base.

@@ -7,7 +7,7 @@
 
 use nalgebra::DMatrix;
 
-use super::SimulationError;
+use super::{small, SimulationError};
 use crate::modelling::dynamical_system::{DynamicalSystem, Mass};
 use crate::modelling::functions::fd_step;
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
@@ -51,8 +51,8 @@ pub(crate) struct SystemWork {
     /// W, column-major, LU-factored in place.
     pub w: Vec<f64>,
     pub piv: Vec<usize>,
-    /// Zero-order hold: Φ = e^{Ah} and Γ = ∫₀ʰ e^{As} ds.
-    zoh: Option<(DMatrix<f64>, DMatrix<f64>)>,
+    /// Zero-order hold: Φ = e^{Ah} and Γ = ∫₀ʰ e^{As} ds, column-major.
+    zoh: Option<(Vec<f64>, Vec<f64>)>,
     /// Forces or vector field at the start of the step (F_k or f_k).
     f_start: Vec<f64>,
     /// Scratch vectors of length n.
@@ -197,7 +197,7 @@ impl SystemWork {
                             "system '{name}': e^(Ah) overflows for this step"
                         )));
                     }
-                    work.zoh = Some((phi, gamma));
+                    work.zoh = Some((phi.as_slice().to_vec(), gamma.as_slice().to_vec()));
                     work.w_fixed = true;
                 }
                 _ => {
@@ -263,13 +263,7 @@ impl SystemWork {
             Scheme::ZeroOrderHold => {
                 let (_, gamma) = self.zoh.as_ref().expect("zero-order hold data");
                 self.s5.copy_from_slice(input);
-                for i in 0..self.n {
-                    let mut s = 0.0;
-                    for j in 0..self.n {
-                        s += gamma[(i, j)] * self.s5[j];
-                    }
-                    input[i] = s;
-                }
+                small::matvec(gamma, &self.s5, input);
             }
         }
     }
@@ -384,14 +378,9 @@ impl SystemWork {
             }
             DynamicalSystem::FirstOrderLinear(d) => match self.scheme {
                 Scheme::ZeroOrderHold => {
+                    // free = Φ x_k + Γ (b(t_{k+1}) + g).
                     let (phi, gamma) = self.zoh.as_ref().expect("zero-order hold data");
-                    for i in 0..n {
-                        let mut s = 0.0;
-                        for j in 0..n {
-                            s += phi[(i, j)] * self.q_start[j];
-                        }
-                        self.free[i] = s;
-                    }
+                    small::matvec(phi, &self.q_start, &mut self.free);
                     let b = d.b.as_ref();
                     if b.is_some() || self.has_control {
                         match b {
@@ -399,17 +388,11 @@ impl SystemWork {
                             None => self.s1.iter_mut().for_each(|x| *x = 0.0),
                         }
                         if self.has_control {
-                            for i in 0..n {
-                                self.s1[i] += self.control[i];
+                            for (s, g) in self.s1.iter_mut().zip(&self.control) {
+                                *s += g;
                             }
                         }
-                        for i in 0..n {
-                            let mut s = 0.0;
-                            for j in 0..n {
-                                s += gamma[(i, j)] * self.s1[j];
-                            }
-                            self.free[i] += s;
-                        }
+                        small::matvec_add(gamma, &self.s1, &mut self.free);
                     }
                 }
                 _ => {
@@ -539,6 +522,7 @@ impl SystemWork {
     /// Prepares a step of a linear system from t_k to t_{k+1}: refactors
     /// W = I − hθA(t_{k+1}) when A varies (the only part that can fail, so it
     /// comes before any state buffer changes).
+    #[inline]
     pub fn prepare_linear_step(
         &mut self,
         ds: &DynamicalSystem,
@@ -546,7 +530,20 @@ impl SystemWork {
         h: f64,
         theta: f64,
     ) -> Result<(), SimulationError> {
-        if let (DynamicalSystem::FirstOrderLinear(d), false) = (ds, self.w_fixed) {
+        if self.w_fixed {
+            return Ok(());
+        }
+        self.refactor_w(ds, t1, h, theta)
+    }
+
+    fn refactor_w(
+        &mut self,
+        ds: &DynamicalSystem,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
+        if let DynamicalSystem::FirstOrderLinear(d) = ds {
             d.a.eval(t1, &mut self.m1);
             let a = std::mem::replace(&mut self.m1, DMatrix::zeros(0, 0));
             self.set_first_order_w(&a, h, theta);
