@@ -19,6 +19,7 @@ mod sparse_pivoting;
 
 pub use default::DefaultLcp;
 pub use enumeration::Enumeration;
+pub(crate) use lemke::scalar_lcp;
 pub use lemke::Lemke;
 pub use newton_fb::NewtonFb;
 pub use pgs::Pgs;

@@ -374,6 +374,8 @@ impl TimeStepping {
             .iter()
             .map(|i| i.linear && i.systems.iter().all(|&s| sys[s].w_is_fixed()))
             .collect();
+        let mut osnsp = osnsp;
+        osnsp.set_fixed_blocks(&resp_fixed);
         let t0 = settings.t0;
         for (k, (w, inter)) in inters.iter_mut().zip(model.interactions()).enumerate() {
             w.linearise(&inter.relation, &sys, t0);
