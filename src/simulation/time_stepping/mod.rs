@@ -370,6 +370,9 @@ impl TimeStepping {
             settings.assembly,
         )?;
         let all_linear = sys.iter().all(|s| s.linear) && inters.iter().all(|i| i.linear);
+        for w in &mut sys {
+            w.free_in_state = all_linear;
+        }
         let resp_fixed: Vec<bool> = inters
             .iter()
             .map(|i| i.linear && i.systems.iter().all(|&s| sys[s].w_is_fixed()))
@@ -598,7 +601,6 @@ impl TimeStepping {
                 w.prepare_linear_step(ds, t1, h, theta)?;
                 w.swap_start();
                 w.compute_free(ds, t0, t1, h, theta)?;
-                w.take_free_as_unknown();
                 if !w.finish_linear_step(h, theta) {
                     let object = w.name.clone();
                     sys[..=k].iter_mut().for_each(SystemWork::restore_start);
@@ -627,10 +629,7 @@ impl TimeStepping {
             return Err(e);
         }
         // unknown_i = free_i + Σ_α (shift_α,i + resp_α,i λ_α), scattered from
-        // the interactions' side.
-        for w in sys.iter_mut() {
-            w.take_free_as_unknown();
-        }
+        // the interactions' side into the free unknown, in place.
         for w in inters.iter() {
             if !w.active {
                 continue;

@@ -367,6 +367,12 @@ impl OneStepProblem {
         // sparse one over all interactions (whose inactive rows still cost
         // a factorisation column each).
         let active_rows: usize = inters.iter().filter(|w| w.active).map(|w| w.m).sum();
+        if active_rows == 0 {
+            for w in inters.iter_mut() {
+                w.lambda.fill(0.0);
+            }
+            return Ok(false);
+        }
         let use_sparse =
             self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
         if let (true, Some(sp)) = (use_sparse, &mut self.sparse) {

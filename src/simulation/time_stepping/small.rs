@@ -6,6 +6,23 @@
 //! Each kernel performs the operations of the plain loop it replaces, in the
 //! same order, so results are identical to the last bit.
 
+/// The largest size the kernels unroll.
+pub(crate) const MAX: usize = 4;
+
+/// dst ← src (same length): element moves for sizes up to [`MAX`], a
+/// memory copy beyond.
+#[inline(always)]
+pub(crate) fn copy(dst: &mut [f64], src: &[f64]) {
+    match (dst, src) {
+        ([], []) => {}
+        ([d0], [s0]) => *d0 = *s0,
+        ([d0, d1], [s0, s1]) => (*d0, *d1) = (*s0, *s1),
+        ([d0, d1, d2], [s0, s1, s2]) => (*d0, *d1, *d2) = (*s0, *s1, *s2),
+        ([d0, d1, d2, d3], [s0, s1, s2, s3]) => (*d0, *d1, *d2, *d3) = (*s0, *s1, *s2, *s3),
+        (dst, src) => dst.copy_from_slice(src),
+    }
+}
+
 /// y ← A x for A n × n column-major, n = x.len(): y_i = (…((0 + a_i0 x_0) +
 /// a_i1 x_1) + …) + a_i,n−1 x_n−1, the sums of `s = 0; s += a_ij x_j` over
 /// j ascending.
@@ -77,6 +94,16 @@ fn matvec_add_n<const N: usize>(a: &[f64], x: &[f64], y: &mut [f64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copies() {
+        for n in 0..7 {
+            let src: Vec<f64> = (0..n).map(|k| k as f64 + 0.5).collect();
+            let mut dst = vec![0.0; n];
+            copy(&mut dst, &src);
+            assert_eq!(dst, src);
+        }
+    }
 
     #[test]
     fn kernels_equal_the_plain_loops_to_the_bit() {

@@ -46,8 +46,15 @@ pub(crate) struct SystemWork {
     pub iterate: Vec<f64>,
     /// Scratch for the updated unknown.
     pub unknown: Vec<f64>,
-    /// Free unknown: iterate − W⁻¹ R(iterate) (input excluded).
+    /// Free unknown: iterate − W⁻¹ R(iterate) (input excluded). Unused by
+    /// linear steps, which compute it in the state buffer itself (see
+    /// [`Self::free_in_state`]).
     pub free: Vec<f64>,
+    /// Linear models (one pass): the free unknown is computed into the
+    /// state buffer (v, or x for first-order systems), read there by the
+    /// one-step problem, and the interaction inputs are added to it in
+    /// place — no buffer is copied.
+    pub free_in_state: bool,
     /// W, column-major, LU-factored in place.
     pub w: Vec<f64>,
     pub piv: Vec<usize>,
@@ -124,6 +131,7 @@ impl SystemWork {
             q: q0,
             v: v0,
             free: vec![0.0; n],
+            free_in_state: false,
             unknown: vec![0.0; n],
             w: vec![0.0; n * n],
             piv: vec![0; n],
@@ -328,14 +336,40 @@ impl SystemWork {
         h: f64,
         theta: f64,
     ) -> Result<(), SimulationError> {
+        // The free unknown goes to `free`, or to the state buffer.
+        let mut free = std::mem::take(match (self.free_in_state, self.lagrangian) {
+            (false, _) => &mut self.free,
+            (true, true) => &mut self.v,
+            (true, false) => &mut self.q,
+        });
+        let result = self.compute_free_into(&mut free, ds, t0, t1, h, theta);
+        *match (self.free_in_state, self.lagrangian) {
+            (false, _) => &mut self.free,
+            (true, true) => &mut self.v,
+            (true, false) => &mut self.q,
+        } = free;
+        result
+    }
+
+    /// [`Self::compute_free`] into `free`.
+    #[inline(always)]
+    fn compute_free_into(
+        &mut self,
+        free: &mut [f64],
+        ds: &DynamicalSystem,
+        t0: f64,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
         let n = self.n;
         match ds {
             DynamicalSystem::LagrangianLinearTi(_)
                 if self.free_increment.is_some() && !self.has_control =>
             {
                 let dv = self.free_increment.as_deref().unwrap_or_default();
-                for i in 0..n {
-                    self.free[i] = self.v_start[i] + dv[i];
+                for ((f, &v), &d) in free.iter_mut().zip(&self.v_start).zip(dv) {
+                    *f = v + d;
                 }
             }
             DynamicalSystem::LagrangianLinearTi(d) => {
@@ -373,14 +407,14 @@ impl SystemWork {
                 }
                 lu_solve(&self.w, n, &self.piv, rhs);
                 for i in 0..n {
-                    self.free[i] = self.v_start[i] + rhs[i];
+                    free[i] = self.v_start[i] + rhs[i];
                 }
             }
             DynamicalSystem::FirstOrderLinear(d) => match self.scheme {
                 Scheme::ZeroOrderHold => {
                     // free = Φ x_k + Γ (b(t_{k+1}) + g).
                     let (phi, gamma) = self.zoh.as_ref().expect("zero-order hold data");
-                    small::matvec(phi, &self.q_start, &mut self.free);
+                    small::matvec(phi, &self.q_start, free);
                     let b = d.b.as_ref();
                     if b.is_some() || self.has_control {
                         match b {
@@ -392,7 +426,7 @@ impl SystemWork {
                                 *s += g;
                             }
                         }
-                        small::matvec_add(gamma, &self.s1, &mut self.free);
+                        small::matvec_add(gamma, &self.s1, free);
                     }
                 }
                 _ => {
@@ -419,7 +453,7 @@ impl SystemWork {
                         }
                     }
                     lu_solve(&self.w, n, &self.piv, rhs);
-                    self.free.copy_from_slice(rhs);
+                    free.copy_from_slice(rhs);
                 }
             },
             DynamicalSystem::FirstOrderNonlinear(d) => {
@@ -453,7 +487,7 @@ impl SystemWork {
                 }
                 lu_solve(&self.w, n, &self.piv, &mut self.s1);
                 for i in 0..n {
-                    self.free[i] = self.iterate[i] - self.s1[i];
+                    free[i] = self.iterate[i] - self.s1[i];
                 }
             }
             DynamicalSystem::LagrangianNonlinear(d) => {
@@ -512,7 +546,7 @@ impl SystemWork {
                 }
                 lu_solve(&self.w, n, &self.piv, &mut self.s1);
                 for i in 0..n {
-                    self.free[i] = self.iterate[i] - self.s1[i];
+                    free[i] = self.iterate[i] - self.s1[i];
                 }
             }
         }
@@ -553,29 +587,34 @@ impl SystemWork {
         Ok(())
     }
 
-    /// A linear step starts from the state the last one ended with: the
-    /// state buffers become the start buffers by a swap (no copy), and the
-    /// state buffers, now stale, are written by [`Self::finish_linear_step`].
-    /// Swapping again ([`Self::restore_start`]) undoes it.
+    /// A linear step starts from the state the last one ended with: it
+    /// becomes the start state (copied for small systems, whose vectors are
+    /// a few numbers; swapped otherwise), and the state buffers, now free,
+    /// are written by the step.
+    #[inline]
     pub fn swap_start(&mut self) {
-        std::mem::swap(&mut self.q, &mut self.q_start);
-        std::mem::swap(&mut self.v, &mut self.v_start);
+        if self.n <= small::MAX {
+            small::copy(&mut self.q_start, &self.q);
+            small::copy(&mut self.v_start, &self.v);
+        } else {
+            std::mem::swap(&mut self.q, &mut self.q_start);
+            std::mem::swap(&mut self.v, &mut self.v_start);
+        }
     }
 
     /// Puts back the state of the start of a linear step that failed.
     pub fn restore_start(&mut self) {
-        self.swap_start();
+        self.q.copy_from_slice(&self.q_start);
+        self.v.copy_from_slice(&self.v_start);
     }
 
-    /// The unknown of a linear step (v, or x for first-order systems) starts
-    /// as the free unknown, taken by a swap: `free` is recomputed at every
-    /// step. The interaction inputs are then added to it in place
-    /// ([`Self::unknown_mut`]).
-    pub fn take_free_as_unknown(&mut self) {
-        if self.lagrangian {
-            std::mem::swap(&mut self.v, &mut self.free);
-        } else {
-            std::mem::swap(&mut self.q, &mut self.free);
+    /// The free unknown (v_free or x_free) of the step.
+    #[inline]
+    pub fn free_values(&self) -> &[f64] {
+        match (self.free_in_state, self.lagrangian) {
+            (false, _) => &self.free,
+            (true, true) => &self.v,
+            (true, false) => &self.q,
         }
     }
 
@@ -591,13 +630,19 @@ impl SystemWork {
     /// Ends a linear step once the unknown is complete: for Lagrangian
     /// systems q_{k+1} = q_k + h((1−θ)v_k + θ v_{k+1}). Returns false when
     /// the new state is not finite.
+    #[inline]
     pub fn finish_linear_step(&mut self, h: f64, theta: f64) -> bool {
         let mut finite = true;
         if self.lagrangian {
-            for i in 0..self.n {
-                let v = self.v[i];
-                let q = self.q_start[i] + h * ((1.0 - theta) * self.v_start[i] + theta * v);
-                self.q[i] = q;
+            let a = 1.0 - theta;
+            for (((q, &q0), &v0), &v) in self
+                .q
+                .iter_mut()
+                .zip(&self.q_start)
+                .zip(&self.v_start)
+                .zip(&self.v)
+            {
+                *q = q0 + h * (a * v0 + theta * v);
                 finite &= v.is_finite() & q.is_finite();
             }
         } else {
