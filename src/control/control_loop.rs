@@ -748,8 +748,18 @@ impl ControlLoop {
         let StepOutcome::Advanced { t, .. } = outcome else {
             return Ok(outcome);
         };
-        let n = self.plant.last_events().len();
-        for k in 0..n {
+        // Most instants hold only the plant's own events (its integration
+        // step, its outputs): find the first event with something to do.
+        let actions = &self.actions;
+        let events = self.plant.last_events();
+        let n = events.len();
+        let Some(first) = events
+            .iter()
+            .position(|ev| !matches!(actions.get(ev.source.0), None | Some(Action::None)))
+        else {
+            return Ok(outcome);
+        };
+        for k in first..n {
             let ev = self.plant.last_events()[k];
             let action = self
                 .actions

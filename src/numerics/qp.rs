@@ -11,8 +11,6 @@
 //! Clarabel's own residuals. Clarabel allocates during setup: this solver is
 //! for problems solved now and then, not for every time step.
 
-use std::time::Instant;
-
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{
     DefaultSettingsBuilder, DefaultSolver, IPSolver, SolverStatus as ClarabelStatus, SupportedConeT,
@@ -20,6 +18,7 @@ use clarabel::solver::{
 use nalgebra::DMatrix;
 
 use super::error::{check_finite, check_len, NumericsError, Result};
+use super::report::Stopwatch;
 use super::report::{SolveReport, SolveStatus};
 use super::residual::norm2;
 use super::settings::SolverSettings;
@@ -173,7 +172,7 @@ fn csc(m: &DMatrix<f64>, upper_only: bool) -> CscMatrix<f64> {
 /// normalised by 1 + max(‖c‖, ‖b‖, ‖h‖), and `max_iterations` (default 200)
 /// bounds the interior-point steps.
 pub fn solve_qp(qp: &Qp, settings: &SolverSettings) -> Result<QpSolution> {
-    let start = Instant::now();
+    let start = Stopwatch::start(true);
     settings.validate()?;
     qp.validate()?;
     let n = qp.c.len();

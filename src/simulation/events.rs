@@ -59,18 +59,65 @@ pub struct Event {
     pub source: SourceId,
 }
 
+/// A registered source: its first tick and its period (`None` for a
+/// one-off event).
 #[derive(Debug, Clone)]
 struct Source {
     offset: i64,
     period: Option<i64>,
-    /// Occurrences delivered so far.
-    count: i64,
 }
 
+/// The occurrence after one at `tick` of a source of period `period` (0
+/// for a one-off source): `tick + period`, or `None` when there is none (a
+/// one-off source, or a tick beyond i64). Ticks are integers, so the k-th
+/// occurrence is exactly offset + k·period, and it is missing exactly when
+/// that product overflows.
+#[inline]
+fn following(tick: i64, period: i64) -> Option<i64> {
+    if period > 0 {
+        tick.checked_add(period)
+    } else {
+        None
+    }
+}
+
+/// A pending source of the lane: the tick of its next occurrence, its
+/// period (0 for a one-off source), its kind and its index.
+#[derive(Debug, Clone, Copy)]
+struct LaneEntry {
+    next: i64,
+    period: i64,
+    kind: EventKind,
+    id: usize,
+}
+
+/// Pending sources scanned in order at each instant (see [`EventManager`]);
+/// beyond this many, further sources wait in the binary heap.
+const LANE_CAPACITY: usize = 16;
+
 /// Schedules the events of all sources on the exact clock.
+///
+/// A simulation has few sources (the integration step, the outputs, a few
+/// sensors and actuators) and most instants hold only the integration step,
+/// so the first [`LANE_CAPACITY`] sources are kept in a *lane*: a list in
+/// delivery order (kind, then registration), each with the tick of its next
+/// occurrence. The next instant is the smallest of these ticks (cached),
+/// and delivering an instant is one pass over the lane: every source whose
+/// next tick is the instant emits its event, in lane order, and moves on to
+/// its next occurrence. Sources registered beyond the lane's capacity wait
+/// in a binary heap keyed by (tick, kind, source); the events of an instant
+/// that come from both are merged into the same order. The state is plain
+/// data — the registered sources and the pending tick of each (lane or
+/// heap) — so the manager is `Clone`; a source's occurrence count is
+/// (pending tick − offset) / period.
 #[derive(Debug, Clone, Default)]
 pub struct EventManager {
     sources: Vec<Source>,
+    /// Pending lane sources, sorted by (kind, source).
+    lane: Vec<LaneEntry>,
+    /// The smallest next tick of the lane.
+    lane_next: Option<i64>,
+    /// Pending occurrences of the other sources.
     queue: BinaryHeap<Reverse<(i64, EventKind, usize)>>,
 }
 
@@ -111,36 +158,103 @@ impl EventManager {
 
     fn push_source(&mut self, kind: EventKind, offset: i64, period: Option<i64>) -> SourceId {
         let id = self.sources.len();
-        self.sources.push(Source {
-            offset,
-            period,
-            count: 0,
-        });
-        self.queue.push(Reverse((offset, kind, id)));
+        self.sources.push(Source { offset, period });
+        if self.lane.len() < LANE_CAPACITY {
+            // A new source has the largest id: it goes after every source of
+            // its kind or an earlier one.
+            let at = self.lane.partition_point(|e| e.kind <= kind);
+            self.lane.insert(
+                at,
+                LaneEntry {
+                    next: offset,
+                    period: period.unwrap_or(0),
+                    kind,
+                    id,
+                },
+            );
+            self.lane_next = Some(self.lane_next.map_or(offset, |t| t.min(offset)));
+        } else {
+            self.queue.push(Reverse((offset, kind, id)));
+        }
         SourceId(id)
     }
 
     /// The instant of the next event, if any.
+    #[inline]
     pub fn next_tick(&self) -> Option<i64> {
-        self.queue.peek().map(|Reverse((t, _, _))| *t)
+        match (self.lane_next, self.queue.peek()) {
+            (Some(a), Some(Reverse((b, _, _)))) => Some(a.min(*b)),
+            (Some(a), None) => Some(a),
+            (None, b) => b.map(|Reverse((t, _, _))| *t),
+        }
+    }
+
+    /// The tick of the next occurrence of a source, `None` once it has no
+    /// further occurrence (or for an unknown source).
+    pub fn pending_tick(&self, id: SourceId) -> Option<i64> {
+        match self.lane.iter().find(|e| e.id == id.0) {
+            Some(e) => Some(e.next),
+            None => self
+                .queue
+                .iter()
+                .find(|Reverse((_, _, s))| *s == id.0)
+                .map(|Reverse((t, _, _))| *t),
+        }
+    }
+
+    /// Occurrences of a source delivered so far: (pending tick − offset) /
+    /// period, 1 for a one-off source already delivered (`None` for an
+    /// unknown source or a periodic one past the range of ticks).
+    pub fn delivered(&self, id: SourceId) -> Option<i64> {
+        let src = self.sources.get(id.0)?;
+        match (self.pending_tick(id), src.period) {
+            (Some(t), Some(p)) => Some((t - src.offset) / p),
+            (Some(_), None) => Some(0),
+            (None, None) => Some(1),
+            (None, Some(_)) => None,
+        }
+    }
+
+    fn period(&self, id: usize) -> i64 {
+        self.sources[id].period.unwrap_or(0)
     }
 
     /// Removes and returns the next event in the documented order, scheduling
     /// the next occurrence of its source.
     pub fn pop(&mut self) -> Option<Event> {
-        let Reverse((tick, kind, id)) = self.queue.pop()?;
-        let src = &mut self.sources[id];
-        src.count += 1;
-        if let Some(p) = src.period {
-            if let Some(next) = p
-                .checked_mul(src.count)
-                .and_then(|v| v.checked_add(src.offset))
-            {
+        let t = self.next_tick()?;
+        // The first lane source due at t, and the heap's top if due at t:
+        // the event is the smaller in (kind, source) order.
+        let lane_pos = self.lane.iter().position(|e| e.next == t);
+        let from_heap = match (lane_pos, self.queue.peek()) {
+            (_, Some(Reverse((ht, hk, hid)))) if *ht == t => match lane_pos {
+                Some(k) => (*hk, *hid) < (self.lane[k].kind, self.lane[k].id),
+                None => true,
+            },
+            _ => false,
+        };
+        let (kind, id) = if from_heap {
+            let Reverse((_, kind, id)) = self.queue.pop().expect("peeked");
+            if let Some(next) = following(t, self.period(id)) {
                 self.queue.push(Reverse((next, kind, id)));
             }
-        }
+            (kind, id)
+        } else {
+            let k = lane_pos.expect("an event is due at t");
+            let LaneEntry {
+                period, kind, id, ..
+            } = self.lane[k];
+            match following(t, period) {
+                Some(next) => self.lane[k].next = next,
+                None => {
+                    self.lane.remove(k);
+                }
+            }
+            self.lane_next = self.lane.iter().map(|e| e.next).min();
+            (kind, id)
+        };
         Some(Event {
-            tick,
+            tick: t,
             kind,
             source: SourceId(id),
         })
@@ -151,8 +265,54 @@ impl EventManager {
     pub fn pop_instant(&mut self, out: &mut Vec<Event>) -> Option<i64> {
         out.clear();
         let t = self.next_tick()?;
-        while self.next_tick() == Some(t) {
-            out.extend(self.pop());
+        if self.lane_next == Some(t) {
+            // One pass: deliver the sources due at t (the lane is in delivery
+            // order), advance them and find the lane's next instant.
+            let mut next_min = i64::MAX;
+            let mut exhausted = false;
+            for e in self.lane.iter_mut() {
+                if e.next == t {
+                    out.push(Event {
+                        tick: t,
+                        kind: e.kind,
+                        source: SourceId(e.id),
+                    });
+                    match following(t, e.period) {
+                        Some(n) => e.next = n,
+                        None => exhausted = true,
+                    }
+                }
+                next_min = next_min.min(e.next);
+            }
+            if exhausted {
+                // Drop the sources that have no further occurrence (their
+                // entry still holds t).
+                self.lane
+                    .retain(|e| e.next != t || following(t, e.period).is_some());
+                next_min = self.lane.iter().map(|e| e.next).min().unwrap_or(i64::MAX);
+            }
+            self.lane_next = (!self.lane.is_empty()).then_some(next_min);
+        }
+        if self.queue.is_empty() {
+            return Some(t);
+        }
+        let from_lane = out.len();
+        while let Some(Reverse((ht, kind, id))) = self.queue.peek().copied() {
+            if ht != t {
+                break;
+            }
+            self.queue.pop();
+            if let Some(next) = following(t, self.period(id)) {
+                self.queue.push(Reverse((next, kind, id)));
+            }
+            out.push(Event {
+                tick: t,
+                kind,
+                source: SourceId(id),
+            });
+        }
+        if from_lane > 0 && out.len() > from_lane {
+            out.sort_unstable_by_key(|e| (e.kind, e.source));
         }
         Some(t)
     }
@@ -170,24 +330,34 @@ pub struct EventSchedule {
 }
 
 impl EventManager {
-    /// The schedule as plain data (see [`EventSchedule`]).
+    /// The schedule as plain data (see [`EventSchedule`]); a source's count
+    /// is the number of its occurrences delivered so far.
     pub fn schedule(&self) -> EventSchedule {
-        let mut queue: Vec<(i64, EventKind, usize)> =
-            self.queue.iter().map(|Reverse(e)| *e).collect();
+        let mut queue: Vec<(i64, EventKind, usize)> = self
+            .lane
+            .iter()
+            .map(|e| (e.next, e.kind, e.id))
+            .chain(self.queue.iter().map(|Reverse(e)| *e))
+            .collect();
         queue.sort_unstable();
         EventSchedule {
             sources: self
                 .sources
                 .iter()
-                .map(|s| (s.offset, s.period, s.count))
+                .enumerate()
+                .map(|(k, s)| {
+                    let count = self.delivered(SourceId(k)).unwrap_or(i64::MAX);
+                    (s.offset, s.period, count)
+                })
                 .collect(),
             queue,
         }
     }
 
     /// A manager with exactly this schedule. Fails (with a reason) when a
-    /// queued event names a source that does not exist or a period is not
-    /// positive.
+    /// queued event names a source that does not exist or is queued twice,
+    /// or a period is not positive. The pending occurrences are the state;
+    /// the counts are not needed to rebuild it.
     pub fn from_schedule(schedule: &EventSchedule) -> Result<EventManager, String> {
         let n = schedule.sources.len();
         if let Some(p) = schedule
@@ -200,18 +370,34 @@ impl EventManager {
         if let Some(e) = schedule.queue.iter().find(|e| e.2 >= n) {
             return Err(format!("queued event of source {} (only {n} sources)", e.2));
         }
-        Ok(EventManager {
+        let mut pending = schedule.queue.clone();
+        pending.sort_unstable_by_key(|e| e.2);
+        if pending.windows(2).any(|w| w[0].2 == w[1].2) {
+            return Err("a source is queued twice".into());
+        }
+        let mut m = EventManager {
             sources: schedule
                 .sources
                 .iter()
-                .map(|&(offset, period, count)| Source {
-                    offset,
-                    period,
-                    count,
-                })
+                .map(|&(offset, period, _)| Source { offset, period })
                 .collect(),
-            queue: schedule.queue.iter().map(|&e| Reverse(e)).collect(),
-        })
+            ..EventManager::default()
+        };
+        for &(next, kind, id) in &pending {
+            if m.lane.len() < LANE_CAPACITY {
+                m.lane.push(LaneEntry {
+                    next,
+                    period: m.period(id),
+                    kind,
+                    id,
+                });
+            } else {
+                m.queue.push(Reverse((next, kind, id)));
+            }
+        }
+        m.lane.sort_unstable_by_key(|e| (e.kind, e.id));
+        m.lane_next = m.lane.iter().map(|e| e.next).min();
+        Ok(m)
     }
 }
 
@@ -232,6 +418,107 @@ mod tests {
         assert_eq!(order, vec![td, sen, obs, act]);
         assert_eq!(m.pop_instant(&mut out), Some(1));
         assert_eq!(out.len(), 1);
+    }
+
+    /// Every event up to `end` by brute force: (tick, kind, source) sorted.
+    fn reference(
+        specs: &[(EventKind, i64, Option<i64>)],
+        end: i64,
+    ) -> Vec<(i64, EventKind, usize)> {
+        let mut all = Vec::new();
+        for (id, &(kind, offset, period)) in specs.iter().enumerate() {
+            match period {
+                None => all.push((offset, kind, id)),
+                Some(p) => {
+                    let mut k = 0;
+                    while offset + k * p <= end {
+                        all.push((offset + k * p, kind, id));
+                        k += 1;
+                    }
+                }
+            }
+        }
+        all.retain(|e| e.0 <= end);
+        all.sort_unstable();
+        all
+    }
+
+    #[test]
+    fn lane_and_heap_deliver_the_documented_order() {
+        // More sources than the lane holds, of every kind, periodic and
+        // one-off, registered in no particular order of kind.
+        let kinds = [
+            EventKind::Output,
+            EventKind::Sensor,
+            EventKind::TimeDiscretisation,
+            EventKind::Actuator,
+            EventKind::Observer,
+            EventKind::NonSmooth,
+        ];
+        let mut specs = Vec::new();
+        for i in 0..40i64 {
+            let kind = kinds[(i * 7 % 6) as usize];
+            let period = if i % 5 == 3 {
+                None
+            } else {
+                Some(1 + i % 4 * 3)
+            };
+            specs.push((kind, i % 7 * 2, period));
+        }
+        let end = 60;
+        let expected = reference(&specs, end);
+        let build = || {
+            let mut m = EventManager::new();
+            for &(kind, offset, period) in &specs {
+                match period {
+                    Some(p) => m.add_periodic(kind, offset, p).unwrap(),
+                    None => m.add_once(kind, offset),
+                };
+            }
+            m
+        };
+        // Instant by instant.
+        let mut m = build();
+        let mut got = Vec::new();
+        let mut out = Vec::new();
+        while m.next_tick().is_some_and(|t| t <= end) {
+            let t = m.pop_instant(&mut out).unwrap();
+            assert!(out.iter().all(|e| e.tick == t));
+            got.extend(out.iter().map(|e| (e.tick, e.kind, e.source.0)));
+        }
+        assert_eq!(got, expected);
+        for (id, &(_, offset, period)) in specs.iter().enumerate() {
+            let delivered = got.iter().filter(|e| e.2 == id).count() as i64;
+            assert_eq!(m.delivered(SourceId(id)), Some(delivered), "source {id}");
+            let pending = period.map(|p| offset + delivered * p);
+            assert_eq!(m.pending_tick(SourceId(id)), pending, "source {id}");
+        }
+        // Event by event, from a clone taken midway.
+        let mut m = build();
+        let mut got = Vec::new();
+        while m.next_tick().is_some_and(|t| t <= end / 2) {
+            let e = m.pop().unwrap();
+            got.push((e.tick, e.kind, e.source.0));
+        }
+        let mut m = m.clone();
+        while m.next_tick().is_some_and(|t| t <= end) {
+            let e = m.pop().unwrap();
+            got.push((e.tick, e.kind, e.source.0));
+        }
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn one_off_sources_run_out() {
+        let mut m = EventManager::new();
+        m.add_once(EventKind::Sensor, 3);
+        let mut out = Vec::new();
+        assert_eq!(m.pop_instant(&mut out), Some(3));
+        assert_eq!(out.len(), 1);
+        assert_eq!(m.next_tick(), None);
+        assert_eq!(m.pop_instant(&mut out), None);
+        assert!(out.is_empty());
+        assert_eq!(m.pop(), None);
     }
 
     #[test]

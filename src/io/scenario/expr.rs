@@ -14,6 +14,8 @@ use std::f64::consts::PI;
 use exmex::prelude::*;
 use exmex::{BinOp, MakeOperators, MatchLiteral, Operator};
 
+use super::tape::{self, Sym, SymOperators};
+
 /// The functions accepted in expressions (`pow`, `atan2`, `min` and `max`
 /// take two arguments, the others one).
 pub const FUNCTIONS: &[&str] = &[
@@ -92,7 +94,7 @@ impl MakeOperators<f64> for Operators {
             Operator::make_unary("log10", f64::log10),
             Operator::make_unary("sqrt", f64::sqrt),
             Operator::make_unary("abs", f64::abs),
-            Operator::make_unary("sign", |a| if a == 0.0 { 0.0 } else { a.signum() }),
+            Operator::make_unary("sign", tape::sign),
             Operator::make_unary("floor", f64::floor),
             Operator::make_unary("ceil", f64::ceil),
             Operator::make_unary("round", f64::round),
@@ -421,8 +423,45 @@ impl<'a> Scope<'a> {
             .subs(&mut sub)
             .map_err(|e| Fault::Syntax(e.to_string()))?;
         debug_assert_eq!(ex.var_names(), ["t"]);
-        Ok(Value::Timed(TimeExpr { ex: Box::new(ex) }))
+        let sym = record(text, &names, &values);
+        Ok(Value::Timed(TimeExpr {
+            ex: Box::new(ex),
+            sym,
+        }))
     }
+}
+
+/// The operations exmex performs to evaluate `text` at t, recorded by
+/// parsing it over [`Sym`] (see `tape`), with the names other than `t`
+/// replaced by their values as in [`Scope::compile`]. `None` if exmex
+/// treats it differently than over `f64` (it does not, but then the
+/// expression is simply evaluated by exmex).
+fn record(text: &str, names: &[String], values: &[f64]) -> Option<Sym> {
+    type SymEx = FlatEx<Sym, SymOperators, Literals>;
+    // Longer expressions would not fit a tape (and exmex's recursion over
+    // them is deep): leave them to exmex.
+    let leaves = tokens(text)
+        .iter()
+        .filter(|t| matches!(t, Token::Number | Token::Name(_)))
+        .count();
+    if leaves > tape::REGISTERS {
+        return None;
+    }
+    let ex = SymEx::parse(text).ok()?;
+    if ex.var_names() != names {
+        return None;
+    }
+    let mut sub = |name: &str| {
+        names
+            .iter()
+            .position(|n| n == name && n != "t")
+            .map(|k| SymEx::from_num(Sym::Num(values[k])))
+    };
+    let ex = ex.subs(&mut sub).ok()?;
+    if ex.var_names() != ["t"] {
+        return None;
+    }
+    ex.eval(&[Sym::Time]).ok()
 }
 
 /// A compiled value: constant, or a function of time.
@@ -439,6 +478,8 @@ pub(crate) enum Value {
 pub(crate) struct TimeExpr {
     /// Boxed: exmex keeps its nodes inline, which makes an expression large.
     ex: Box<Ex>,
+    /// The operations of its evaluation, for a tape (see `tape`).
+    pub sym: Option<Sym>,
 }
 
 impl TimeExpr {

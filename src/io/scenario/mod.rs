@@ -35,6 +35,7 @@ mod params;
 pub mod record;
 pub mod schema;
 mod settings;
+mod tape;
 mod values;
 
 use std::collections::{BTreeMap, HashMap};

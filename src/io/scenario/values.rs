@@ -8,6 +8,7 @@ use nalgebra::{DMatrix, DVector};
 use super::error::{Place, Result, ScenarioError, Source};
 use super::expr::{self, Fault, Scope, Value};
 use super::schema::{Quantity, SMat, SStr, SVec, SQ};
+use super::tape::{Sym, Tape};
 use crate::modelling::{TimeMatrix, TimeVector};
 
 /// Evaluation of the file's values in a scope, with errors located.
@@ -108,6 +109,12 @@ impl<'a> Ctx<'a> {
             return Ok(TimeVector::Constant(DVector::from_vec(c)));
         }
         let dim = values.len();
+        if let Some(tape) = tape_of(&values, self.t0) {
+            return Ok(TimeVector::Function {
+                dim,
+                f: Arc::new(move |t, out: &mut [f64]| tape.eval(t, out)),
+            });
+        }
         Ok(TimeVector::Function {
             dim,
             f: Arc::new(move |t, out: &mut [f64]| {
@@ -174,6 +181,17 @@ impl<'a> Ctx<'a> {
                 rows, cols, &c,
             )));
         }
+        // The tape computes the entries in storage (column-major) order.
+        let column_major: Vec<Value> = (0..rows * cols)
+            .map(|k| values[(k % rows) * cols + k / rows].clone())
+            .collect();
+        if let Some(tape) = tape_of(&column_major, self.t0) {
+            return Ok(TimeMatrix::Function {
+                rows,
+                cols,
+                f: Arc::new(move |t, out: &mut DMatrix<f64>| tape.eval(t, out.as_mut_slice())),
+            });
+        }
         Ok(TimeMatrix::Function {
             rows,
             cols,
@@ -189,6 +207,36 @@ impl<'a> Ctx<'a> {
             }),
         })
     }
+}
+
+/// One tape computing all of `values` (constants included), checked against
+/// exmex's own evaluation at a few times: `None` when an expression was not
+/// recorded, the tape is too long, or (never seen) a value differs in any
+/// bit, in which case each expression is evaluated by exmex.
+fn tape_of(values: &[Value], t0: f64) -> Option<Tape> {
+    let syms = values
+        .iter()
+        .map(|v| match v {
+            Value::Constant(c) => Some(Sym::Num(*c)),
+            Value::Timed(e) => e.sym.clone(),
+        })
+        .collect::<Option<Vec<Sym>>>()?;
+    let tape = Tape::new(&syms)?;
+    let mut out = vec![0.0; values.len()];
+    for t in [t0, t0 + 0.1234567, t0 + 1.0, t0 + 98.765] {
+        tape.eval(t, &mut out);
+        let same = values.iter().zip(&out).all(|(v, &x)| {
+            let y = match v {
+                Value::Constant(c) => *c,
+                Value::Timed(e) => e.eval(t),
+            };
+            x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+        });
+        if !same {
+            return None;
+        }
+    }
+    Some(tape)
 }
 
 /// The values when all are constant.

@@ -11,11 +11,10 @@
 //! ray termination) with the iterate of smallest error. Iterations are summed
 //! over the chain; the report names the solver that produced the vectors.
 
-use std::time::Instant;
-
 use super::pgs::first_nonpositive_diagonal;
-use super::{Enumeration, Lcp, LcpSolver, Lemke, NewtonFb, Pgs};
+use super::{untimed, Enumeration, Lcp, LcpSolver, Lemke, NewtonFb, Pgs};
 use crate::numerics::error::Result;
+use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
 
@@ -23,6 +22,8 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct DefaultLcp {
     settings: SolverSettings,
+    /// Whether solves read the clock (see [`Stopwatch`]).
+    timed: bool,
     lemke: Lemke,
     newton: NewtonFb,
     pgs: Pgs,
@@ -35,10 +36,11 @@ impl DefaultLcp {
     pub fn new(settings: SolverSettings) -> Self {
         DefaultLcp {
             settings,
-            lemke: Lemke::new(settings),
-            newton: NewtonFb::new(settings),
-            pgs: Pgs::new(settings),
-            enumeration: Enumeration::new(settings),
+            timed: true,
+            lemke: untimed(Lemke::new(settings)),
+            newton: untimed(NewtonFb::new(settings)),
+            pgs: untimed(Pgs::new(settings)),
+            enumeration: untimed(Enumeration::new(settings)),
             best_z: Vec::new(),
         }
     }
@@ -59,8 +61,12 @@ impl LcpSolver for DefaultLcp {
         "default"
     }
 
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Instant::now();
+        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();

@@ -8,12 +8,11 @@
 //! singular, solutions on those faces were not examined and the status is
 //! `NumericalTrouble`. Refuses n above `enumeration_max_size`.
 
-use std::time::Instant;
-
 use super::{Lcp, LcpSolver};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
+use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Measured, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
@@ -22,6 +21,8 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct Enumeration {
     settings: SolverSettings,
+    /// Whether solves read the clock (see [`Stopwatch`]).
+    timed: bool,
     search: ActiveSetSearch,
 }
 
@@ -30,6 +31,7 @@ impl Enumeration {
     pub fn new(settings: SolverSettings) -> Self {
         Enumeration {
             settings,
+            timed: true,
             search: ActiveSetSearch::default(),
         }
     }
@@ -144,8 +146,12 @@ impl LcpSolver for Enumeration {
         "enum"
     }
 
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Instant::now();
+        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();

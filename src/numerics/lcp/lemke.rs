@@ -12,13 +12,12 @@
 //! keeps every basis lexico-feasible and so prevents cycling on degenerate
 //! problems.
 
-use std::time::Instant;
-
 use nalgebra::DMatrix;
 
 use super::{Lcp, LcpSolver};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::ProblemMatrix;
+use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
@@ -28,6 +27,8 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct Lemke {
     settings: SolverSettings,
+    /// Whether solves read the clock (see [`Stopwatch`]).
+    timed: bool,
     ws: Workspace,
 }
 
@@ -67,6 +68,7 @@ impl Lemke {
     pub fn new(settings: SolverSettings) -> Self {
         Lemke {
             settings,
+            timed: true,
             ws: Workspace::default(),
         }
     }
@@ -166,13 +168,52 @@ fn load_column(ws: &mut Workspace, var: usize) {
     }
 }
 
+/// Lemke's method on an LCP of size 1, w = m z + q, in closed form: the
+/// same operations as [`Lemke`] followed by the measures of its report, so
+/// the same z to the last bit. For q ≥ 0, z = 0 (no pivot); otherwise z₀
+/// enters at −q, z enters at the pivot m and z = (−q)/m (two pivots).
+/// Returns (z, pivots, error, absolute error) when Lemke solves the problem
+/// to the tolerance, and `None` when it would not (m not above the pivot
+/// tolerance, non-finite data, an iteration limit below two pivots, an
+/// error above the tolerance): the caller then runs the solver, which
+/// reports the failure in full.
+pub(crate) fn scalar_lcp(
+    m: f64,
+    q: f64,
+    settings: &SolverSettings,
+) -> Option<(f64, usize, f64, f64)> {
+    if !(m.is_finite() && q.is_finite()) {
+        return None;
+    }
+    if q >= 0.0 {
+        // z = 0, w = q: error 0.
+        return Some((0.0, 0, 0.0, 0.0));
+    }
+    // Lemke's ratio test takes the pivot m only above its tolerance.
+    let pivot_ok = m > 1e-12 * m.abs().max(1.0);
+    if settings.iterations_or(10 + 100) < 2 || !pivot_ok {
+        return None;
+    }
+    let z = ((-q) / m).max(0.0);
+    let w = q + m * z;
+    let r = z.min(w);
+    let abs = (r * r).sqrt();
+    let nq = (q * q).sqrt();
+    let rel = if nq > 0.0 { abs / nq } else { abs };
+    (rel <= settings.tolerance && z.is_finite()).then_some((z, 2, rel, abs))
+}
+
 impl LcpSolver for Lemke {
     fn name(&self) -> &'static str {
         "lemke"
     }
 
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Instant::now();
+        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -257,5 +298,49 @@ impl LcpSolver for Lemke {
             tol,
             start,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::DMatrix;
+
+    use super::*;
+    use crate::numerics::lcp::DefaultLcp;
+
+    /// The closed form of a one-row LCP gives Lemke's (and the default
+    /// chain's) z, pivots and error to the last bit, and declines where
+    /// Lemke does not solve.
+    #[test]
+    fn scalar_lcp_is_lemke_to_the_bit() {
+        let s = SolverSettings::default();
+        let ms = [1.0, 2.5, 1e-3, 7.3e5, 0.3333, 1e-13, 0.0, -1.0];
+        let qs = [-1.0, -0.1, -9.81e-3, 0.0, -0.0, 2.0, -1e-300, -3.7e12];
+        for &m in &ms {
+            for &q in &qs {
+                let lcp = Lcp::new(DMatrix::from_element(1, 1, m), vec![q]).unwrap();
+                let fast = scalar_lcp(m, q, &s);
+                for mut solver in [
+                    Box::new(Lemke::new(s)) as Box<dyn LcpSolver>,
+                    Box::new(DefaultLcp::new(s)),
+                ] {
+                    let (mut z, mut w) = ([0.5], [0.0]);
+                    let r = solver.solve(&lcp, &mut z, &mut w).unwrap();
+                    match fast {
+                        Some((zf, it, err, abs)) => {
+                            assert!(r.status.is_solved(), "m {m} q {q}");
+                            assert_eq!(zf.to_bits(), z[0].to_bits(), "m {m} q {q}");
+                            assert_eq!((it, err, abs), (r.iterations, r.error, r.error_abs));
+                        }
+                        // The solver runs instead: nothing to compare. On
+                        // well-posed data the closed form applies.
+                        None => assert!(
+                            !(m >= 1e-3 && (q >= 0.0 || q.abs() > 1e-200)),
+                            "m {m} q {q}: no closed form"
+                        ),
+                    }
+                }
+            }
+        }
     }
 }

@@ -19,6 +19,7 @@ mod sparse_pivoting;
 
 pub use default::DefaultLcp;
 pub use enumeration::Enumeration;
+pub(crate) use lemke::scalar_lcp;
 pub use lemke::Lemke;
 pub use newton_fb::NewtonFb;
 pub use pgs::Pgs;
@@ -93,6 +94,21 @@ pub trait LcpSolver: Send {
     /// receives the solution; `w` receives M z + q. The report's status says
     /// whether the vectors are a solution; errors are for bad input only.
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport>;
+
+    /// Whether solves read the wall clock for [`SolveReport::time`] (on by
+    /// default; off, the time is reported as zero). A clock read costs about
+    /// as much as a small solve, so time-stepping turns it off for its
+    /// one-step problems. Solvers that do not measure time ignore it.
+    fn set_timed(&mut self, timed: bool) {
+        let _ = timed;
+    }
+}
+
+/// `s` with timing off: a chain reports its own time, so the solvers it
+/// calls need not read the clock.
+pub(crate) fn untimed<S: LcpSolver>(mut s: S) -> S {
+    s.set_timed(false);
+    s
 }
 
 /// Names of the LCP solvers, as accepted by [`lcp_solver`].

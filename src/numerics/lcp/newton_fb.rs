@@ -4,8 +4,6 @@
 //! [`Lcp::errors`]. Converges locally quadratically at nondegenerate
 //! solutions; for P-matrices every stationary point of ½‖Φ‖² is a solution.
 
-use std::time::Instant;
-
 use nalgebra::DMatrix;
 
 use super::{Lcp, LcpSolver};
@@ -13,6 +11,7 @@ use crate::numerics::error::Result;
 use crate::numerics::fb_newton::FbNewton;
 use crate::numerics::matrix::ProblemMatrix;
 use crate::numerics::report::SolveReport;
+use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Stop};
 use crate::numerics::residual::lcp_natural_norm;
 use crate::numerics::settings::SolverSettings;
@@ -21,6 +20,8 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct NewtonFb {
     settings: SolverSettings,
+    /// Whether solves read the clock (see [`Stopwatch`]).
+    timed: bool,
     m: DMatrix<f64>,
     kernel: FbNewton,
 }
@@ -30,6 +31,7 @@ impl NewtonFb {
     pub fn new(settings: SolverSettings) -> Self {
         NewtonFb {
             settings,
+            timed: true,
             m: DMatrix::zeros(0, 0),
             kernel: FbNewton::default(),
         }
@@ -41,8 +43,12 @@ impl LcpSolver for NewtonFb {
         "newton-fb"
     }
 
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Instant::now();
+        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();

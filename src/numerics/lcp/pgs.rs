@@ -10,12 +10,11 @@
 //! symmetric positive-definite M (and ω ∈ (0, 2)); needs Mᵢᵢ > 0. Works on
 //! block-sparse M in O(nnz) per sweep.
 
-use std::time::Instant;
-
 use super::{Lcp, LcpSolver};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::ProblemMatrix;
 use crate::numerics::report::SolveReport;
+use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Stop};
 use crate::numerics::settings::SolverSettings;
 use crate::numerics::splitting::projected_sweeps;
@@ -24,6 +23,8 @@ use crate::numerics::splitting::projected_sweeps;
 #[derive(Debug, Clone)]
 pub struct Pgs {
     settings: SolverSettings,
+    /// Whether solves read the clock (see [`Stopwatch`]).
+    timed: bool,
     omega: f64,
     name: &'static str,
 }
@@ -33,6 +34,7 @@ impl Pgs {
     pub fn new(settings: SolverSettings) -> Self {
         Pgs {
             settings,
+            timed: true,
             omega: 1.0,
             name: "pgs",
         }
@@ -42,6 +44,7 @@ impl Pgs {
     pub fn psor(settings: SolverSettings) -> Self {
         Pgs {
             settings,
+            timed: true,
             omega: settings.relaxation,
             name: "psor",
         }
@@ -61,8 +64,12 @@ impl LcpSolver for Pgs {
         self.name
     }
 
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Instant::now();
+        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();

@@ -69,21 +69,19 @@
 //!   ones belong in block-sparse storage.
 
 use std::fmt;
-use std::time::Instant;
 
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
-use faer::linalg::cholesky::llt::factor::LltRegularization;
+use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, CholeskySymbolicParams, LltRef, SymbolicCholesky,
-    SymbolicCholeskyRaw, SymmetricOrdering,
+    factorize_symbolic_cholesky, CholeskySymbolicParams, SymbolicCholeskyRaw, SymmetricOrdering,
 };
 use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, MatMut, Par, Side};
+use faer::Side;
 
 use super::{Lcp, LcpSolver};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
+use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 
@@ -106,6 +104,8 @@ const NONE: usize = usize::MAX;
 /// Sparse block principal pivoting (see the module documentation).
 pub struct SparsePivoting {
     settings: SolverSettings,
+    /// Whether solves read the clock (see [`Stopwatch`]).
+    timed: bool,
     analysis: Option<Analysis>,
     analyses: usize,
     /// Júdice–Pires' p̄ (a field so that tests can switch the safeguard off).
@@ -130,6 +130,7 @@ impl SparsePivoting {
     pub fn new(settings: SolverSettings) -> Self {
         SparsePivoting {
             settings,
+            timed: true,
             analysis: None,
             analyses: 0,
             block_pivots: BLOCK_PIVOTS,
@@ -287,8 +288,20 @@ fn stored_entries(m: &Matrix) -> Vec<(usize, usize, usize)> {
 }
 
 /// The matrix K of one pattern — upper triangle, compressed columns with
-/// sorted rows — with its symbolic factorisation and every workspace a
-/// numeric factorisation and solve need.
+/// sorted rows — with its symbolic factorisation (faer's: approximate
+/// minimum degree ordering, elimination tree, structure of L) and every
+/// workspace a numeric factorisation and solve need.
+///
+/// The numeric factorisation is faer's up-looking simplicial Cholesky,
+/// replayed on the fixed structure: the permuted pattern of K and the row
+/// patterns of L (each row's elimination-tree reach, in faer's order) are
+/// computed once with the analysis, so an iteration does no permutation and
+/// no graph traversal. And it is restricted to the active set: an inactive
+/// index has an identity row and column in K, so its column of L is the
+/// unit vector and every update it would make or receive is by an exact
+/// zero; skipping those leaves every other operation, and its order,
+/// unchanged — the factor and the solution are the ones faer computes on
+/// the whole K, to the last bit, at a cost that follows the active rows.
 struct Analysis {
     key: PatternKey,
     n: usize,
@@ -299,13 +312,26 @@ struct Analysis {
     src: Vec<[usize; 2]>,
     /// Position of K_jj in `row_idx`.
     diag: Vec<usize>,
-    symbolic: SymbolicCholesky<usize>,
-    /// For the k-th pivot of the (permuted) factor: position of L_kk in
-    /// `l_values` and the unknown it eliminates.
-    pivots: Vec<(usize, usize)>,
+    /// Fill-reducing ordering: the k-th unknown of the permuted system is
+    /// unknown `fwd[k]` of K.
+    fwd: Vec<usize>,
+    /// Permuted K, upper triangle: for permuted column k, its entries
+    /// (permuted row, position in `k_values`) in faer's storage order.
+    a_ptr: Vec<usize>,
+    a_entries: Vec<(usize, usize)>,
+    /// Structure of L (compressed columns, diagonal first, rows ascending).
+    l_ptr: Vec<usize>,
+    l_row: Vec<usize>,
+    /// Row k of L: its off-diagonal entries (column j, position in
+    /// `l_values`) in the order the factorisation visits them.
+    reach_ptr: Vec<usize>,
+    reach: Vec<(usize, usize)>,
     k_values: Vec<f64>,
     l_values: Vec<f64>,
-    mem: MemBuffer,
+    /// Permuted active set and scratch vectors (zero between uses: `x`).
+    active_p: Vec<bool>,
+    x: Vec<f64>,
+    rhs: Vec<f64>,
 }
 
 impl Analysis {
@@ -365,34 +391,112 @@ impl Analysis {
         let symbolic =
             factorize_symbolic_cholesky(pattern, Side::Upper, SymmetricOrdering::Amd, params)
                 .ok()?;
-        let pivots = match symbolic.raw() {
-            SymbolicCholeskyRaw::Simplicial(s) => {
-                let fwd = symbolic.perm().map(|p| p.arrays().0);
-                (0..n)
-                    .map(|k| (s.col_ptr()[k], fwd.map_or(k, |f| f[k])))
-                    .collect()
-            }
-            // Not selected (simplicial is forced); without pivot positions
-            // only the factorisation's own breakdown test applies.
-            SymbolicCholeskyRaw::Supernodal(_) => Vec::new(),
+        let SymbolicCholeskyRaw::Simplicial(simplicial) = symbolic.raw() else {
+            return None;
         };
-        let req = StackReq::any_of(&[
-            symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
-            symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
-        ]);
-        let mem = MemBuffer::try_new(req).ok()?;
+        let l_ptr: Vec<usize> = simplicial.col_ptr().to_vec();
+        let l_row: Vec<usize> = simplicial.row_idx().to_vec();
+        let fwd: Vec<usize> = match symbolic.perm() {
+            Some(p) => p.arrays().0.to_vec(),
+            None => (0..n).collect(),
+        };
+        // The permuted upper triangle as faer builds it before factorising,
+        // with each entry's position in K as its value.
+        let nnz = row_idx.len();
+        let positions: Vec<f64> = (0..nnz).map(|k| k as f64).collect();
+        let mut a_values = vec![0.0; nnz];
+        let mut a_col = vec![0usize; n + 1];
+        let mut a_row = vec![0usize; nnz];
+        match symbolic.perm() {
+            Some(perm) => {
+                let mut mem = MemBuffer::try_new(
+                    faer::sparse::utils::permute_self_adjoint_scratch::<usize>(n),
+                )
+                .ok()?;
+                faer::sparse::utils::permute_self_adjoint_to_unsorted(
+                    &mut a_values,
+                    &mut a_col,
+                    &mut a_row,
+                    SparseColMatRef::new(pattern, &positions),
+                    perm,
+                    Side::Upper,
+                    Side::Upper,
+                    MemStack::new(&mut mem),
+                );
+            }
+            None => {
+                a_values.copy_from_slice(&positions);
+                a_col.copy_from_slice(&col_ptr);
+                a_row.copy_from_slice(&row_idx);
+            }
+        }
+        let a_entries: Vec<(usize, usize)> = a_row
+            .iter()
+            .zip(&a_values)
+            .map(|(&r, &v)| (r, v as usize))
+            .collect();
+        // Elimination tree: the parent of j is the first off-diagonal row of
+        // column j of L.
+        let parent: Vec<usize> = (0..n)
+            .map(|j| {
+                if l_ptr[j + 1] > l_ptr[j] + 1 {
+                    l_row[l_ptr[j] + 1]
+                } else {
+                    NONE
+                }
+            })
+            .collect();
+        // Row patterns: faer's `ereach`, row by row, and the position each
+        // entry takes in its column (columns fill downwards, row by row).
+        let mut cursor: Vec<usize> = l_ptr[..n].to_vec();
+        let mut visited = vec![NONE; n];
+        let mut stack = vec![0usize; n];
+        let mut reach_ptr = Vec::with_capacity(n + 1);
+        let mut reach = Vec::with_capacity(l_row.len().saturating_sub(n));
+        reach_ptr.push(0);
+        for k in 0..n {
+            let mut top = n;
+            visited[k] = k;
+            for &i0 in &a_row[a_col[k]..a_col[k + 1]] {
+                if i0 >= k {
+                    continue;
+                }
+                let mut len = 0;
+                let mut i = i0;
+                while visited[i] != k {
+                    stack[len] = i;
+                    len += 1;
+                    visited[i] = k;
+                    i = parent[i];
+                }
+                stack.copy_within(..len, top - len);
+                top -= len;
+            }
+            for &j in &stack[top..] {
+                cursor[j] += 1;
+                reach.push((j, cursor[j]));
+            }
+            reach_ptr.push(reach.len());
+        }
         Some(Analysis {
             key: PatternKey::of(m),
             n,
-            k_values: vec![0.0; row_idx.len()],
-            l_values: vec![0.0; symbolic.len_val()],
+            k_values: vec![0.0; nnz],
+            l_values: vec![0.0; l_row.len()],
             col_ptr,
             row_idx,
             src,
             diag,
-            symbolic,
-            pivots,
-            mem,
+            fwd,
+            a_ptr: a_col,
+            a_entries,
+            l_ptr,
+            l_row,
+            reach_ptr,
+            reach,
+            active_p: vec![false; n],
+            x: vec![0.0; n],
+            rhs: vec![0.0; n],
         })
     }
 
@@ -424,65 +528,148 @@ impl Analysis {
     /// Solves M_AA x_A = −q_A with x_I = 0 (A = `active`) into `x`. False
     /// when M_AA is not numerically positive definite or x is not finite.
     fn solve_active(&mut self, vals: &[f64], q: &[f64], active: &[bool], x: &mut [f64]) -> bool {
+        // K's entries between active indices (the others are not read).
         for j in 0..self.n {
+            if !active[j] {
+                continue;
+            }
             for k in self.col_ptr[j]..self.col_ptr[j + 1] {
                 let i = self.row_idx[k];
                 let [a, b] = self.src[k];
-                self.k_values[k] = if i == j {
-                    if active[j] {
-                        entry(vals, a)
-                    } else {
-                        1.0
-                    }
-                } else if active[i] && active[j] {
-                    0.5 * (entry(vals, a) + entry(vals, b))
-                } else {
-                    0.0
-                };
+                if i == j {
+                    self.k_values[k] = entry(vals, a);
+                } else if active[i] {
+                    self.k_values[k] = 0.5 * (entry(vals, a) + entry(vals, b));
+                }
             }
         }
-        let pattern = SymbolicSparseColMatRef::new_checked(
-            self.n,
-            self.n,
-            &self.col_ptr,
-            None,
-            &self.row_idx,
-        );
-        let k_matrix = SparseColMatRef::new(pattern, &self.k_values);
-        let stack = MemStack::new(&mut self.mem);
-        let factored = self.symbolic.factorize_numeric_llt::<f64>(
-            &mut self.l_values,
-            k_matrix,
-            Side::Upper,
-            LltRegularization::default(),
-            Par::Seq,
-            stack,
-            Default::default(),
-        );
-        if factored.is_err() {
+        for (ap, &f) in self.active_p.iter_mut().zip(&self.fwd) {
+            *ap = active[f];
+        }
+        if !self.factorize() {
             return false;
         }
-        for &(pos, var) in &self.pivots {
-            let l = self.l_values[pos];
-            if l * l <= PIVOT_RATIO * self.k_values[self.diag[var]] {
-                return false;
+        for k in 0..self.n {
+            let var = self.fwd[k];
+            if self.active_p[k] {
+                let l = self.l_values[self.l_ptr[k]];
+                if l * l <= PIVOT_RATIO * self.k_values[self.diag[var]] {
+                    return false;
+                }
             }
         }
-        for ((xi, &qi), &a) in x.iter_mut().zip(q).zip(active) {
-            *xi = if a { -qi } else { 0.0 };
+        // rhs = P b with b_A = −q_A, b_I = 0; then L Lᵀ y = rhs; x = Pᵀ y.
+        for (r, &f) in self.rhs.iter_mut().zip(&self.fwd) {
+            *r = if active[f] { -q[f] } else { 0.0 };
         }
-        LltRef::new(&self.symbolic, &self.l_values).solve_in_place_with_conj(
-            Conj::No,
-            MatMut::from_column_major_slice_mut(x, self.n, 1),
-            Par::Seq,
-            stack,
-        );
-        for (xi, &a) in x.iter_mut().zip(active) {
-            if !a {
-                *xi = 0.0;
-            }
+        self.solve_factored();
+        for (&f, &y) in self.fwd.iter().zip(&self.rhs) {
+            x[f] = if active[f] { y } else { 0.0 };
         }
         x.iter().all(|v| v.is_finite())
+    }
+
+    /// K = L Lᵀ over the active set (see [`Analysis`]): faer's up-looking
+    /// factorisation — for each row k, scatter K's column k, then for each
+    /// j of its reach l_kj = x_j / l_jj, x_i −= l_ij l_kj below it,
+    /// d −= l_kj², and l_kk = √d. False when a pivot d is not positive.
+    fn factorize(&mut self) -> bool {
+        let Analysis {
+            a_ptr,
+            a_entries,
+            l_ptr,
+            l_row,
+            reach_ptr,
+            reach,
+            k_values,
+            l_values,
+            active_p: act,
+            x,
+            ..
+        } = self;
+        for k in 0..act.len() {
+            let k_start = l_ptr[k];
+            if !act[k] {
+                l_values[k_start] = 1.0;
+                continue;
+            }
+            for &(i, s) in &a_entries[a_ptr[k]..a_ptr[k + 1]] {
+                if act[i] {
+                    x[i] += k_values[s];
+                }
+            }
+            let mut d = x[k];
+            x[k] = 0.0;
+            for &(j, pos) in &reach[reach_ptr[k]..reach_ptr[k + 1]] {
+                if !act[j] {
+                    continue;
+                }
+                let j_start = l_ptr[j];
+                let xj = x[j];
+                x[j] = 0.0;
+                let lkj = xj * l_values[j_start].recip();
+                for t in j_start + 1..pos {
+                    let i = l_row[t];
+                    if act[i] {
+                        x[i] -= l_values[t] * lkj;
+                    }
+                }
+                d -= lkj * lkj;
+                l_values[pos] = lkj;
+            }
+            // Not positive (NaN included): faer's breakdown test.
+            let positive = d > 0.0;
+            if !positive {
+                // Leave the scratch vector clean for the next factorisation.
+                x.iter_mut().for_each(|v| *v = 0.0);
+                return false;
+            }
+            l_values[k_start] = d.sqrt();
+        }
+        true
+    }
+
+    /// rhs ← (L Lᵀ)⁻¹ rhs over the active set: faer's column-oriented
+    /// forward substitution and dot-product backward substitution, with the
+    /// inactive unknowns (zero) left out.
+    fn solve_factored(&mut self) {
+        let Analysis {
+            l_ptr,
+            l_row,
+            l_values,
+            active_p: act,
+            rhs: y,
+            ..
+        } = self;
+        let n = act.len();
+        for j in 0..n {
+            if !act[j] {
+                continue;
+            }
+            let (start, end) = (l_ptr[j], l_ptr[j + 1]);
+            let yj = y[j] * l_values[start].recip();
+            y[j] = yj;
+            for t in start + 1..end {
+                let i = l_row[t];
+                if act[i] {
+                    y[i] -= l_values[t] * yj;
+                }
+            }
+        }
+        for j in (0..n).rev() {
+            if !act[j] {
+                continue;
+            }
+            let (start, end) = (l_ptr[j], l_ptr[j + 1]);
+            let mut acc = 0.0;
+            for t in (start + 1..end).rev() {
+                let i = l_row[t];
+                if act[i] {
+                    acc += l_values[t] * y[i];
+                }
+            }
+            y[j] = (y[j] - acc) * l_values[start].recip();
+        }
     }
 }
 
@@ -500,8 +687,12 @@ impl LcpSolver for SparsePivoting {
         NAME
     }
 
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Instant::now();
+        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -663,6 +854,107 @@ mod tests {
             assert_eq!(r.solver, "sparse");
             for i in 0..n {
                 assert!((z[i] - zs[i]).abs() <= 1e-12 * (1.0 + zs[i]), "z[{i}]");
+            }
+        }
+    }
+
+    /// The active-set factorisation and solve give, to the last bit, what
+    /// faer's numeric Cholesky and solve give on the whole K (identity rows
+    /// for the inactive indices), for an irregular pattern (a grid with
+    /// extra couplings, so the ordering permutes and L fills) and many
+    /// active sets.
+    #[test]
+    fn active_factorisation_equals_faer_on_the_whole_matrix_to_the_bit() {
+        use faer::dyn_stack::StackReq;
+        use faer::linalg::cholesky::llt::factor::LltRegularization;
+        use faer::{Conj, MatMut, Par};
+
+        let side = 7;
+        let n = side * side;
+        let mut dense = DMatrix::<f64>::zeros(n, n);
+        for i in 0..n {
+            dense[(i, i)] = 7.5 + (i % 5) as f64 * 0.1;
+            for j in [i + 1, i + side, i + 2 * side + 1] {
+                if j < n && (j != i + 1 || (i + 1) % side != 0) {
+                    let v = -1.0 + (i * 7 + j) as f64 % 3.0 * 0.05;
+                    dense[(i, j)] = v;
+                    dense[(j, i)] = v;
+                }
+            }
+        }
+        let m = Matrix::Dense(dense);
+        let vals = values(&m).to_vec();
+        let q: Vec<f64> = (0..n).map(|i| ((i * 37 % 11) as f64 - 5.0) / 3.0).collect();
+        let mut a = Analysis::new(&m).expect("analysis");
+        assert!(
+            a.fwd.iter().enumerate().any(|(k, &f)| k != f),
+            "a real ordering"
+        );
+        assert!(a.l_row.len() > a.row_idx.len(), "fill-in");
+        for seed in 0..12usize {
+            let active: Vec<bool> = (0..n)
+                .map(|i| seed == 0 || (i * 31 + seed * 17) % 5 < 3)
+                .collect();
+            let mut x = vec![0.0; n];
+            assert!(a.solve_active(&vals, &q, &active, &mut x), "seed {seed}");
+            // Reference: faer on the whole K.
+            let pattern = SymbolicSparseColMatRef::new_checked(n, n, &a.col_ptr, None, &a.row_idx);
+            let symbolic = factorize_symbolic_cholesky(
+                pattern,
+                Side::Upper,
+                SymmetricOrdering::Amd,
+                CholeskySymbolicParams {
+                    supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let kv: Vec<f64> = (0..a.row_idx.len())
+                .map(|k| {
+                    let j = (0..n).find(|&c| a.col_ptr[c + 1] > k).unwrap();
+                    let i = a.row_idx[k];
+                    let [s0, s1] = a.src[k];
+                    if i == j {
+                        if active[j] {
+                            entry(&vals, s0)
+                        } else {
+                            1.0
+                        }
+                    } else if active[i] && active[j] {
+                        0.5 * (entry(&vals, s0) + entry(&vals, s1))
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let mut l = vec![0.0; symbolic.len_val()];
+            let mut mem = MemBuffer::new(StackReq::any_of(&[
+                symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
+                symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
+            ]));
+            let llt = symbolic
+                .factorize_numeric_llt::<f64>(
+                    &mut l,
+                    SparseColMatRef::new(pattern, &kv),
+                    Side::Upper,
+                    LltRegularization::default(),
+                    Par::Seq,
+                    MemStack::new(&mut mem),
+                    Default::default(),
+                )
+                .unwrap();
+            let mut y: Vec<f64> = (0..n)
+                .map(|i| if active[i] { -q[i] } else { 0.0 })
+                .collect();
+            llt.solve_in_place_with_conj(
+                Conj::No,
+                MatMut::from_column_major_slice_mut(&mut y, n, 1),
+                Par::Seq,
+                MemStack::new(&mut mem),
+            );
+            for i in 0..n {
+                let expected = if active[i] { y[i] } else { 0.0 };
+                assert_eq!(x[i].to_bits(), expected.to_bits(), "seed {seed}, x[{i}]");
             }
         }
     }

@@ -334,7 +334,7 @@ impl InteractionWork {
         q.iter_mut().for_each(|x| *x = 0.0);
         for (k, &s) in self.systems.iter().enumerate() {
             let o = self.out[k].as_slice();
-            let free = &sys[s].free;
+            let free = sys[s].free_values();
             let shift = &self.shift[k];
             for (c, col) in o.chunks_exact(m).enumerate() {
                 let fc = if self.lagrangian {
@@ -370,6 +370,26 @@ impl InteractionWork {
     /// y (and ẏ) after the step, from the systems' new state and λ.
     pub fn update_output(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {
         match rel {
+            Relation::LagrangianLinearTi(_) if self.m == 1 => {
+                // One row (most contacts): the sums of the general case below
+                // in the same order, kept in registers.
+                let e = self.e[0];
+                let (mut y, mut y_noise, mut ydot, mut ydot_noise) = (e, e.abs(), 0.0, 0.0);
+                for (o, &s) in self.out.iter().zip(&self.systems) {
+                    let (q, v) = (&sys[s].q, &sys[s].v);
+                    for ((&h, &qc), &vc) in o.as_slice().iter().zip(q).zip(v) {
+                        let (hq, hv) = (h * qc, h * vc);
+                        y += hq;
+                        y_noise += hq.abs();
+                        ydot += hv;
+                        ydot_noise += hv.abs();
+                    }
+                }
+                self.y[0] = y;
+                self.y_noise[0] = y_noise * (4.0 * f64::EPSILON);
+                self.ydot[0] = ydot;
+                self.ydot_noise[0] = ydot_noise * (4.0 * f64::EPSILON);
+            }
             Relation::LagrangianLinearTi(_) => {
                 // y = H q + b, ẏ = H v and the rounding bounds of both, in
                 // one pass over H.

@@ -27,6 +27,7 @@
 
 mod interaction_work;
 mod problem;
+mod small;
 mod state;
 mod system_work;
 
@@ -321,6 +322,8 @@ pub struct TimeStepping {
     t0_tick: i64,
     step_ticks: i64,
     tick: i64,
+    /// (tick, its time in seconds) of the last instant reached.
+    seconds: (i64, f64),
     end_tick: i64,
     events: EventManager,
     instant: Vec<Event>,
@@ -411,10 +414,15 @@ impl TimeStepping {
             settings.assembly,
         )?;
         let all_linear = sys.iter().all(|s| s.linear) && inters.iter().all(|i| i.linear);
+        for w in &mut sys {
+            w.free_in_state = all_linear;
+        }
         let resp_fixed: Vec<bool> = inters
             .iter()
             .map(|i| i.linear && i.systems.iter().all(|&s| sys[s].w_is_fixed()))
             .collect();
+        let mut osnsp = osnsp;
+        osnsp.set_fixed_blocks(&resp_fixed);
         let t0 = settings.t0;
         for (k, (w, inter)) in inters.iter_mut().zip(model.interactions()).enumerate() {
             w.linearise(&inter.relation, &sys, t0);
@@ -430,6 +438,7 @@ impl TimeStepping {
             t0_tick,
             step_ticks,
             tick: t0_tick,
+            seconds: (t0_tick, base.seconds(t0_tick)),
             end_tick,
             events,
             instant: Vec::with_capacity(8),
@@ -456,10 +465,11 @@ impl TimeStepping {
             .events
             .pop_instant(&mut instant)
             .expect("an event is pending");
+        let t = self.base.seconds(tick);
         let mut result = Ok(());
         for ev in &instant {
             if ev.kind == EventKind::TimeDiscretisation {
-                result = self.integrate(tick);
+                result = self.integrate(tick, t);
                 if result.is_err() {
                     break;
                 }
@@ -468,10 +478,18 @@ impl TimeStepping {
         self.instant = instant;
         result?;
         self.tick = tick;
-        Ok(StepOutcome::Advanced {
-            tick,
-            t: self.base.seconds(tick),
-        })
+        self.seconds = (tick, t);
+        Ok(StepOutcome::Advanced { tick, t })
+    }
+
+    /// The current time in seconds: k / ticks_per_second for the current
+    /// tick k, kept from the step that reached it (a division costs as much
+    /// as a small step).
+    fn now(&self) -> f64 {
+        match self.seconds {
+            (tick, t) if tick == self.tick => t,
+            _ => self.base.seconds(self.tick),
+        }
     }
 
     /// Runs to the final time, calling `each` after every instant (including
@@ -483,15 +501,18 @@ impl TimeStepping {
         Ok(())
     }
 
-    fn integrate(&mut self, tick1: i64) -> Result<(), SimulationError> {
-        let t0 = self.base.seconds(self.tick);
-        let t1 = self.base.seconds(tick1);
+    fn integrate(&mut self, tick1: i64, t1: f64) -> Result<(), SimulationError> {
+        debug_assert_eq!(t1, self.base.seconds(tick1));
+        let t0 = self.now();
         let (h, theta, gamma) = (
             self.settings.step,
             self.settings.theta,
             self.settings.activation_gamma,
         );
         let step = self.stats.steps + 1;
+        if self.all_linear {
+            return self.integrate_linear(t0, t1, step);
+        }
         let model = Arc::clone(&self.model);
         // One pass: start values, then the first free state.
         for (w, s) in self.sys.iter_mut().zip(model.systems()) {
@@ -590,6 +611,108 @@ impl TimeStepping {
         Ok(())
     }
 
+    /// One step of a model whose systems and relations are all linear: one
+    /// pass, no Newton iterate, and the state buffers are swapped rather
+    /// than copied. The start state is the last end state (a swap), the
+    /// free unknown is computed from it, and the new unknown is the free one
+    /// plus the responses to the multipliers,
+    /// v_{k+1} = v_free + Σ_α W⁻¹ H_αᵀ P_α (Moreau–Jean) or
+    /// x_{k+1} = x_free + Σ_α (shift_α + h W⁻¹ B_α λ_α) (Euler–Moreau; Γ B_α λ_α
+    /// for the zero-order hold), assembled in place. The same operations as
+    /// the general path, in the same order. A step that fails leaves the
+    /// state of its start.
+    fn integrate_linear(&mut self, t0: f64, t1: f64, step: u64) -> Result<(), SimulationError> {
+        let (h, theta, gamma) = (
+            self.settings.step,
+            self.settings.theta,
+            self.settings.activation_gamma,
+        );
+        let TimeStepping {
+            model,
+            sys,
+            inters,
+            resp_fixed,
+            osnsp,
+            stats,
+            ..
+        } = self;
+        let model: &Model = model;
+        stats.newton_iterations += 1;
+        if inters.is_empty() {
+            // Uncoupled systems: each one's whole step in one pass.
+            for k in 0..sys.len() {
+                let (w, ds) = (&mut sys[k], &model.systems()[k].ds);
+                w.prepare_linear_step(ds, t1, h, theta)?;
+                w.swap_start();
+                w.compute_free(ds, t0, t1, h, theta)?;
+                if !w.finish_linear_step(h, theta) {
+                    let object = w.name.clone();
+                    sys[..=k].iter_mut().for_each(SystemWork::restore_start);
+                    return Err(SimulationError::NonFinite {
+                        t: t1,
+                        step,
+                        object,
+                    });
+                }
+            }
+            stats.steps += 1;
+            return Ok(());
+        }
+        // W(t_{k+1}) first: the only step that can fail before the state moves.
+        for (w, s) in sys.iter_mut().zip(model.systems()) {
+            w.prepare_linear_step(&s.ds, t1, h, theta)?;
+        }
+        for (w, s) in sys.iter_mut().zip(model.systems()) {
+            w.swap_start();
+            w.compute_free(&s.ds, t0, t1, h, theta)?;
+        }
+        let solved =
+            solve_linear_interactions(model, sys, inters, resp_fixed, osnsp, h, gamma, t1, step);
+        if let Err(e) = solved {
+            sys.iter_mut().for_each(SystemWork::restore_start);
+            return Err(e);
+        }
+        // unknown_i = free_i + Σ_α (shift_α,i + resp_α,i λ_α), scattered from
+        // the interactions' side into the free unknown, in place.
+        for w in inters.iter() {
+            if !w.active {
+                continue;
+            }
+            for (k, &s) in w.systems.iter().enumerate() {
+                let unknown = sys[s].unknown_mut();
+                if !w.lagrangian {
+                    unknown
+                        .iter_mut()
+                        .zip(&w.shift[k])
+                        .for_each(|(u, d)| *u += d);
+                }
+                let n = unknown.len();
+                for (c, col) in w.resp[k].as_slice().chunks_exact(n).enumerate() {
+                    let l = w.lambda[c];
+                    if l != 0.0 {
+                        unknown.iter_mut().zip(col).for_each(|(u, r)| *u += r * l);
+                    }
+                }
+            }
+        }
+        if let Some(k) = (0..sys.len()).find(|&k| !sys[k].finish_linear_step(h, theta)) {
+            let object = sys[k].name.clone();
+            sys.iter_mut().for_each(SystemWork::restore_start);
+            return Err(SimulationError::NonFinite {
+                t: t1,
+                step,
+                object,
+            });
+        }
+        for (w, inter) in inters.iter_mut().zip(model.interactions()) {
+            w.update_output(&inter.relation, sys, t1);
+        }
+        stats.steps += 1;
+        stats.solves = osnsp.solves;
+        stats.solver_iterations = osnsp.iterations;
+        Ok(())
+    }
+
     /// The model.
     pub fn model(&self) -> &Arc<Model> {
         &self.model
@@ -607,7 +730,7 @@ impl TimeStepping {
 
     /// Current time in seconds (exact tick converted once).
     pub fn time(&self) -> f64 {
-        self.base.seconds(self.tick)
+        self.now()
     }
 
     /// Current instant in ticks, and the time base.
@@ -772,4 +895,37 @@ impl TimeStepping {
         w.u.copy_from_slice(u);
         Ok(())
     }
+}
+
+/// The interaction part of a linear step: ẏ_k is kept for the impact law,
+/// unilateral interactions are activated (ỹ = y_k + γ h ẏ_k ≤ its rounding
+/// bound), the responses that change with W are recomputed, and the
+/// one-step problem is solved.
+#[allow(clippy::too_many_arguments)]
+fn solve_linear_interactions(
+    model: &Model,
+    sys: &mut [SystemWork],
+    inters: &mut [InteractionWork],
+    resp_fixed: &[bool],
+    osnsp: &mut OneStepProblem,
+    h: f64,
+    gamma: f64,
+    t1: f64,
+    step: u64,
+) -> Result<(), SimulationError> {
+    for w in inters.iter_mut() {
+        w.ydot_start.copy_from_slice(&w.ydot);
+        if w.unilateral {
+            w.active = (0..w.m).any(|r| {
+                w.y[r] + gamma * h * w.ydot[r] <= w.y_noise[r] + gamma * h * w.ydot_noise[r]
+            });
+        }
+    }
+    for (w, &fixed) in inters.iter_mut().zip(resp_fixed) {
+        if !fixed {
+            w.compute_response(sys, h, false);
+        }
+    }
+    osnsp.solve(model, sys, inters, t1, step)?;
+    Ok(())
 }

@@ -10,17 +10,19 @@
 //! The family follows the rows: all complementarity → LCP; complementarity
 //! and equalities → MLCP (equality rows first); all relay → relay problem.
 
+use std::time::Duration;
+
 use nalgebra::DMatrix;
 
 use super::interaction_work::{InteractionWork, RowKind};
 use super::system_work::SystemWork;
 use super::SimulationError;
 use crate::modelling::model::{Model, SystemId};
-use crate::numerics::lcp::{lcp_solver, Lcp, LcpSolver};
+use crate::numerics::lcp::{lcp_solver, scalar_lcp, Lcp, LcpSolver};
 use crate::numerics::matrix::Block;
 use crate::numerics::mlcp::{mlcp_solver, Mlcp, MlcpSolver};
 use crate::numerics::relay::{relay_solver, Relay, RelaySolver};
-use crate::numerics::report::SolveReport;
+use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::{BlockSparseMatrix, Matrix, SolverSettings};
 
 /// The family of the one-step problem.
@@ -44,6 +46,10 @@ struct SizedSlot {
     slot: Slot,
     z: Vec<f64>,
     w: Vec<f64>,
+    /// The active interactions whose W the matrix holds, when all of them
+    /// have constant blocks (empty otherwise): the next problem over the
+    /// same interactions reuses it.
+    w_of: Vec<usize>,
 }
 
 pub(crate) struct OneStepProblem {
@@ -67,6 +73,12 @@ pub(crate) struct OneStepProblem {
     sparse: Option<SparseAssembly>,
     /// Sparse at every step ([`Assembly::Sparse`]).
     force_sparse: bool,
+    /// Per interaction: its blocks of W (out, resp, D) never change.
+    fixed: Vec<bool>,
+    /// Problems of one row are solved in closed form (see
+    /// [`scalar_lcp`]): the solver is Lemke, or the default chain, which
+    /// starts with Lemke.
+    scalar_lemke: bool,
 }
 
 /// Above this many active rows, a problem with block-sparse assembly is
@@ -164,7 +176,11 @@ impl SparseAssembly {
                 m: Matrix::BlockSparse(matrix),
                 q: vec![0.0; n],
             },
-            solver: lcp_solver(solver, settings).map_err(SimulationError::Numerics)?,
+            solver: {
+                let mut s = lcp_solver(solver, settings).map_err(SimulationError::Numerics)?;
+                s.set_timed(false);
+                s
+            },
             z: vec![0.0; n],
             w: vec![0.0; n],
             offset,
@@ -322,7 +338,18 @@ impl OneStepProblem {
             iterations: 0,
             sparse,
             force_sparse: assembly == Assembly::Sparse,
+            fixed: vec![false; inters.len()],
+            scalar_lemke: family == ProblemFamily::Lcp
+                && (solver == "lemke" || (solver == "default" && settings.pivoting_max_size >= 1)),
         })
+    }
+
+    /// Declares which interactions have constant blocks of W (linear
+    /// relations on systems with a constant iteration matrix): the matrix of
+    /// a problem over the same active interactions as the last one of its
+    /// size is then reused instead of assembled again.
+    pub fn set_fixed_blocks(&mut self, fixed: &[bool]) {
+        self.fixed.copy_from_slice(fixed);
     }
 
     /// Assembles and solves the problem over the active interactions and
@@ -340,6 +367,12 @@ impl OneStepProblem {
         // sparse one over all interactions (whose inactive rows still cost
         // a factorisation column each).
         let active_rows: usize = inters.iter().filter(|w| w.active).map(|w| w.m).sum();
+        if active_rows == 0 {
+            for w in inters.iter_mut() {
+                w.lambda.fill(0.0);
+            }
+            return Ok(false);
+        }
         let use_sparse =
             self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
         if let (true, Some(sp)) = (use_sparse, &mut self.sparse) {
@@ -401,7 +434,6 @@ impl OneStepProblem {
         let Matrix::Dense(mat) = mat else {
             unreachable!("one-step problems are assembled dense")
         };
-        mat.fill(0.0);
         for (k, &a) in self.active.iter().enumerate() {
             let wa = &inters[a];
             let oa = self.offset[k];
@@ -414,40 +446,69 @@ impl OneStepProblem {
                     ub[pr] = u;
                 }
             }
-            // W_αβ = Σ_i out_α,i · resp_β,i over the systems i of α.
-            for (ka, &s) in wa.systems.iter().enumerate() {
-                let out_a = &wa.out[ka];
-                for b_id in model.interactions_of(SystemId(s)) {
-                    let b = b_id.0;
-                    let ob = self.slot_of[b];
-                    if ob == usize::MAX {
-                        continue;
-                    }
-                    let wb = &inters[b];
-                    let kb = wb
-                        .systems
-                        .iter()
-                        .position(|&x| x == s)
-                        .expect("linked system");
-                    let resp_b = &wb.resp[kb];
-                    for c in 0..wb.m {
-                        let pc = self.pos[ob + c];
-                        for r in 0..wa.m {
-                            let mut v = 0.0;
-                            for i in 0..out_a.ncols() {
-                                v += out_a[(r, i)] * resp_b[(i, c)];
+        }
+        let reuse = slot.w_of == self.active && !slot.w_of.is_empty();
+        if !reuse {
+            mat.fill(0.0);
+            for (k, &a) in self.active.iter().enumerate() {
+                let wa = &inters[a];
+                let oa = self.offset[k];
+                // W_αβ = Σ_i out_α,i · resp_β,i over the systems i of α.
+                for (ka, &s) in wa.systems.iter().enumerate() {
+                    let out_a = &wa.out[ka];
+                    for b_id in model.interactions_of(SystemId(s)) {
+                        let b = b_id.0;
+                        let ob = self.slot_of[b];
+                        if ob == usize::MAX {
+                            continue;
+                        }
+                        let wb = &inters[b];
+                        let kb = wb
+                            .systems
+                            .iter()
+                            .position(|&x| x == s)
+                            .expect("linked system");
+                        let resp_b = &wb.resp[kb];
+                        for c in 0..wb.m {
+                            let pc = self.pos[ob + c];
+                            for r in 0..wa.m {
+                                let mut v = 0.0;
+                                for i in 0..out_a.ncols() {
+                                    v += out_a[(r, i)] * resp_b[(i, c)];
+                                }
+                                mat[(self.pos[oa + r], pc)] += v;
                             }
-                            mat[(self.pos[oa + r], pc)] += v;
+                        }
+                    }
+                }
+                if let Some(d) = &wa.d {
+                    for c in 0..wa.m {
+                        for r in 0..wa.m {
+                            mat[(self.pos[oa + r], self.pos[oa + c])] += d[(r, c)];
                         }
                     }
                 }
             }
-            if let Some(d) = &wa.d {
-                for c in 0..wa.m {
-                    for r in 0..wa.m {
-                        mat[(self.pos[oa + r], self.pos[oa + c])] += d[(r, c)];
-                    }
-                }
+            slot.w_of.clear();
+            if self.active.iter().all(|&a| self.fixed[a]) {
+                slot.w_of.extend_from_slice(&self.active);
+            }
+        }
+        if n == 1 && self.scalar_lemke {
+            if let Some((z, iterations, error, error_abs)) =
+                scalar_lcp(mat[(0, 0)], q[0], &self.settings)
+            {
+                slot.z[0] = z;
+                inters[self.active[0]].lambda[0] = z;
+                self.record(SolveReport {
+                    status: SolveStatus::Solved,
+                    solver: "lemke",
+                    iterations,
+                    error,
+                    error_abs,
+                    time: Duration::ZERO,
+                });
+                return Ok(true);
             }
         }
         // Warm start from the previous multipliers.
@@ -496,6 +557,8 @@ fn failure(report: &SolveReport, t: f64, step: u64, size: usize) -> SimulationEr
     }
 }
 
+/// The problem and solver of size n, built on first use. Its solver does
+/// not read the clock (a step's solve needs no timing).
 fn sized_slot<'a>(
     slots: &'a mut [Option<SizedSlot>],
     family: ProblemFamily,
@@ -513,25 +576,35 @@ fn sized_slot<'a>(
         let q = vec![0.0; n];
         let e = SimulationError::Numerics;
         let slot = match family {
-            ProblemFamily::Lcp => Slot::Lcp(Lcp { m, q }, lcp_solver(solver, settings).map_err(e)?),
-            ProblemFamily::Mlcp => Slot::Mlcp(
-                Mlcp { m, q, n_eq },
-                mlcp_solver(solver, settings).map_err(e)?,
-            ),
-            ProblemFamily::Relay => Slot::Relay(
-                Relay {
-                    m,
-                    q,
-                    lb: vec![0.0; n],
-                    ub: vec![0.0; n],
-                },
-                relay_solver(solver, settings).map_err(e)?,
-            ),
+            ProblemFamily::Lcp => {
+                let mut s = lcp_solver(solver, settings).map_err(e)?;
+                s.set_timed(false);
+                Slot::Lcp(Lcp { m, q }, s)
+            }
+            ProblemFamily::Mlcp => {
+                let mut s = mlcp_solver(solver, settings).map_err(e)?;
+                s.set_timed(false);
+                Slot::Mlcp(Mlcp { m, q, n_eq }, s)
+            }
+            ProblemFamily::Relay => {
+                let mut s = relay_solver(solver, settings).map_err(e)?;
+                s.set_timed(false);
+                Slot::Relay(
+                    Relay {
+                        m,
+                        q,
+                        lb: vec![0.0; n],
+                        ub: vec![0.0; n],
+                    },
+                    s,
+                )
+            }
         };
         slots[n] = Some(SizedSlot {
             slot,
             z: vec![0.0; n],
             w: vec![0.0; n],
+            w_of: Vec::with_capacity(n),
         });
     }
     Ok(slots[n].as_mut().expect("slot just built"))

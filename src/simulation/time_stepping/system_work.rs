@@ -7,7 +7,7 @@
 
 use nalgebra::DMatrix;
 
-use super::SimulationError;
+use super::{small, SimulationError};
 use crate::modelling::dynamical_system::{DynamicalSystem, Mass};
 use crate::modelling::functions::fd_step;
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
@@ -46,13 +46,20 @@ pub(crate) struct SystemWork {
     pub iterate: Vec<f64>,
     /// Scratch for the updated unknown.
     pub unknown: Vec<f64>,
-    /// Free unknown: iterate − W⁻¹ R(iterate) (input excluded).
+    /// Free unknown: iterate − W⁻¹ R(iterate) (input excluded). Unused by
+    /// linear steps, which compute it in the state buffer itself (see
+    /// [`Self::free_in_state`]).
     pub free: Vec<f64>,
+    /// Linear models (one pass): the free unknown is computed into the
+    /// state buffer (v, or x for first-order systems), read there by the
+    /// one-step problem, and the interaction inputs are added to it in
+    /// place — no buffer is copied.
+    pub free_in_state: bool,
     /// W, column-major, LU-factored in place.
     pub w: Vec<f64>,
     pub piv: Vec<usize>,
-    /// Zero-order hold: Φ = e^{Ah} and Γ = ∫₀ʰ e^{As} ds.
-    zoh: Option<(DMatrix<f64>, DMatrix<f64>)>,
+    /// Zero-order hold: Φ = e^{Ah} and Γ = ∫₀ʰ e^{As} ds, column-major.
+    zoh: Option<(Vec<f64>, Vec<f64>)>,
     /// Forces or vector field at the start of the step (F_k or f_k).
     f_start: Vec<f64>,
     /// Scratch vectors of length n.
@@ -72,6 +79,13 @@ pub(crate) struct SystemWork {
     pub control: Vec<f64>,
     /// True when `control` is not all zeros (skips the work otherwise).
     pub has_control: bool,
+    /// Moreau–Jean on a `LagrangianLinearTi` system without damping and
+    /// stiffness, with constant (or no) external forces: the step's
+    /// velocity increment without inputs,
+    /// Δv = W⁻¹ h(θ F_ext + (1 − θ) F_ext), is the same at every step, so
+    /// it is computed once and the free velocity is v_free = v_k + Δv (the
+    /// same operations as the general formula, hence the same values).
+    free_increment: Option<Vec<f64>>,
 }
 
 impl SystemWork {
@@ -117,6 +131,7 @@ impl SystemWork {
             q: q0,
             v: v0,
             free: vec![0.0; n],
+            free_in_state: false,
             unknown: vec![0.0; n],
             w: vec![0.0; n * n],
             piv: vec![0; n],
@@ -137,6 +152,7 @@ impl SystemWork {
             mass: square(if full { n } else { 0 }),
             control: vec![0.0; n],
             has_control: false,
+            free_increment: None,
         };
         match ds {
             DynamicalSystem::LagrangianLinearTi(d) => {
@@ -151,6 +167,20 @@ impl SystemWork {
                 work.w.copy_from_slice(w.as_slice());
                 work.factor_w()?;
                 work.w_fixed = true;
+                let constant_forces = d.fext.as_ref().is_none_or(|f| f.is_constant());
+                if constant_forces && d.damping.is_none() && d.stiffness.is_none() {
+                    // rhs = h(θ F_ext(t₁) + (1 − θ) F_ext(t₀)) with F_ext(t₁) = F_ext(t₀).
+                    let mut rhs = vec![0.0; n];
+                    if let Some(f) = &d.fext {
+                        f.eval(0.0, &mut work.s2);
+                        f.eval(0.0, &mut work.s3);
+                        for i in 0..n {
+                            rhs[i] = h * (theta * work.s2[i] + (1.0 - theta) * work.s3[i]);
+                        }
+                    }
+                    lu_solve(&work.w, n, &work.piv, &mut rhs);
+                    work.free_increment = Some(rhs);
+                }
             }
             DynamicalSystem::FirstOrderLinear(d) => match scheme {
                 Scheme::ZeroOrderHold => {
@@ -175,7 +205,7 @@ impl SystemWork {
                             "system '{name}': e^(Ah) overflows for this step"
                         )));
                     }
-                    work.zoh = Some((phi, gamma));
+                    work.zoh = Some((phi.as_slice().to_vec(), gamma.as_slice().to_vec()));
                     work.w_fixed = true;
                 }
                 _ => {
@@ -241,13 +271,7 @@ impl SystemWork {
             Scheme::ZeroOrderHold => {
                 let (_, gamma) = self.zoh.as_ref().expect("zero-order hold data");
                 self.s5.copy_from_slice(input);
-                for i in 0..self.n {
-                    let mut s = 0.0;
-                    for j in 0..self.n {
-                        s += gamma[(i, j)] * self.s5[j];
-                    }
-                    input[i] = s;
-                }
+                small::matvec(gamma, &self.s5, input);
             }
         }
     }
@@ -312,8 +336,42 @@ impl SystemWork {
         h: f64,
         theta: f64,
     ) -> Result<(), SimulationError> {
+        // The free unknown goes to `free`, or to the state buffer.
+        let mut free = std::mem::take(match (self.free_in_state, self.lagrangian) {
+            (false, _) => &mut self.free,
+            (true, true) => &mut self.v,
+            (true, false) => &mut self.q,
+        });
+        let result = self.compute_free_into(&mut free, ds, t0, t1, h, theta);
+        *match (self.free_in_state, self.lagrangian) {
+            (false, _) => &mut self.free,
+            (true, true) => &mut self.v,
+            (true, false) => &mut self.q,
+        } = free;
+        result
+    }
+
+    /// [`Self::compute_free`] into `free`.
+    #[inline(always)]
+    fn compute_free_into(
+        &mut self,
+        free: &mut [f64],
+        ds: &DynamicalSystem,
+        t0: f64,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
         let n = self.n;
         match ds {
+            DynamicalSystem::LagrangianLinearTi(_)
+                if self.free_increment.is_some() && !self.has_control =>
+            {
+                let dv = self.free_increment.as_deref().unwrap_or_default();
+                for ((f, &v), &d) in free.iter_mut().zip(&self.v_start).zip(dv) {
+                    *f = v + d;
+                }
+            }
             DynamicalSystem::LagrangianLinearTi(d) => {
                 // rhs = h(θF_ext(t₁) + (1−θ)F_ext(t₀) + g) − hC v_k − hK(q_k + hθ v_k);
                 // free = v_k + W⁻¹ rhs.
@@ -349,19 +407,14 @@ impl SystemWork {
                 }
                 lu_solve(&self.w, n, &self.piv, rhs);
                 for i in 0..n {
-                    self.free[i] = self.v_start[i] + rhs[i];
+                    free[i] = self.v_start[i] + rhs[i];
                 }
             }
             DynamicalSystem::FirstOrderLinear(d) => match self.scheme {
                 Scheme::ZeroOrderHold => {
+                    // free = Φ x_k + Γ (b(t_{k+1}) + g).
                     let (phi, gamma) = self.zoh.as_ref().expect("zero-order hold data");
-                    for i in 0..n {
-                        let mut s = 0.0;
-                        for j in 0..n {
-                            s += phi[(i, j)] * self.q_start[j];
-                        }
-                        self.free[i] = s;
-                    }
+                    small::matvec(phi, &self.q_start, free);
                     let b = d.b.as_ref();
                     if b.is_some() || self.has_control {
                         match b {
@@ -369,17 +422,11 @@ impl SystemWork {
                             None => self.s1.iter_mut().for_each(|x| *x = 0.0),
                         }
                         if self.has_control {
-                            for i in 0..n {
-                                self.s1[i] += self.control[i];
+                            for (s, g) in self.s1.iter_mut().zip(&self.control) {
+                                *s += g;
                             }
                         }
-                        for i in 0..n {
-                            let mut s = 0.0;
-                            for j in 0..n {
-                                s += gamma[(i, j)] * self.s1[j];
-                            }
-                            self.free[i] += s;
-                        }
+                        small::matvec_add(gamma, &self.s1, free);
                     }
                 }
                 _ => {
@@ -406,7 +453,7 @@ impl SystemWork {
                         }
                     }
                     lu_solve(&self.w, n, &self.piv, rhs);
-                    self.free.copy_from_slice(rhs);
+                    free.copy_from_slice(rhs);
                 }
             },
             DynamicalSystem::FirstOrderNonlinear(d) => {
@@ -440,7 +487,7 @@ impl SystemWork {
                 }
                 lu_solve(&self.w, n, &self.piv, &mut self.s1);
                 for i in 0..n {
-                    self.free[i] = self.iterate[i] - self.s1[i];
+                    free[i] = self.iterate[i] - self.s1[i];
                 }
             }
             DynamicalSystem::LagrangianNonlinear(d) => {
@@ -499,11 +546,111 @@ impl SystemWork {
                 }
                 lu_solve(&self.w, n, &self.piv, &mut self.s1);
                 for i in 0..n {
-                    self.free[i] = self.iterate[i] - self.s1[i];
+                    free[i] = self.iterate[i] - self.s1[i];
                 }
             }
         }
         Ok(())
+    }
+
+    /// Prepares a step of a linear system from t_k to t_{k+1}: refactors
+    /// W = I − hθA(t_{k+1}) when A varies (the only part that can fail, so it
+    /// comes before any state buffer changes).
+    #[inline]
+    pub fn prepare_linear_step(
+        &mut self,
+        ds: &DynamicalSystem,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
+        if self.w_fixed {
+            return Ok(());
+        }
+        self.refactor_w(ds, t1, h, theta)
+    }
+
+    fn refactor_w(
+        &mut self,
+        ds: &DynamicalSystem,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
+        if let DynamicalSystem::FirstOrderLinear(d) = ds {
+            d.a.eval(t1, &mut self.m1);
+            let a = std::mem::replace(&mut self.m1, DMatrix::zeros(0, 0));
+            self.set_first_order_w(&a, h, theta);
+            self.m1 = a;
+            self.factor_w()?;
+        }
+        Ok(())
+    }
+
+    /// A linear step starts from the state the last one ended with: it
+    /// becomes the start state (copied for small systems, whose vectors are
+    /// a few numbers; swapped otherwise), and the state buffers, now free,
+    /// are written by the step.
+    #[inline]
+    pub fn swap_start(&mut self) {
+        if self.n <= small::MAX {
+            small::copy(&mut self.q_start, &self.q);
+            small::copy(&mut self.v_start, &self.v);
+        } else {
+            std::mem::swap(&mut self.q, &mut self.q_start);
+            std::mem::swap(&mut self.v, &mut self.v_start);
+        }
+    }
+
+    /// Puts back the state of the start of a linear step that failed.
+    pub fn restore_start(&mut self) {
+        self.q.copy_from_slice(&self.q_start);
+        self.v.copy_from_slice(&self.v_start);
+    }
+
+    /// The free unknown (v_free or x_free) of the step.
+    #[inline]
+    pub fn free_values(&self) -> &[f64] {
+        match (self.free_in_state, self.lagrangian) {
+            (false, _) => &self.free,
+            (true, true) => &self.v,
+            (true, false) => &self.q,
+        }
+    }
+
+    /// The unknown being assembled by a linear step.
+    pub fn unknown_mut(&mut self) -> &mut [f64] {
+        if self.lagrangian {
+            &mut self.v
+        } else {
+            &mut self.q
+        }
+    }
+
+    /// Ends a linear step once the unknown is complete: for Lagrangian
+    /// systems q_{k+1} = q_k + h((1−θ)v_k + θ v_{k+1}). Returns false when
+    /// the new state is not finite.
+    #[inline]
+    pub fn finish_linear_step(&mut self, h: f64, theta: f64) -> bool {
+        let mut finite = true;
+        if self.lagrangian {
+            let a = 1.0 - theta;
+            for (((q, &q0), &v0), &v) in self
+                .q
+                .iter_mut()
+                .zip(&self.q_start)
+                .zip(&self.v_start)
+                .zip(&self.v)
+            {
+                *q = q0 + h * (a * v0 + theta * v);
+                finite &= v.is_finite() & q.is_finite();
+            }
+        } else {
+            for &x in &self.q {
+                finite &= x.is_finite();
+            }
+        }
+        finite
     }
 
     /// [`Self::set_unknown`] from the `unknown` buffer, returning the change
