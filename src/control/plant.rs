@@ -122,67 +122,75 @@ pub trait Plant: Send {
     fn restore_state(&mut self, state: &PlantState) -> Result<(), ControlError>;
 }
 
+/// The methods both strategies provide under the same names: `Plant`'s
+/// delegate to them.
+macro_rules! delegate_plant {
+    ($t:ident) => {
+        fn add_event_source(
+            &mut self,
+            kind: EventKind,
+            offset: i64,
+            period: Option<i64>,
+            name: &str,
+        ) -> Result<SourceId, SimulationError> {
+            $t::add_event_source(self, kind, offset, period, name)
+        }
+        fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+            $t::step(self)
+        }
+        fn last_events(&self) -> &[Event] {
+            $t::last_events(self)
+        }
+        fn source_name(&self, id: SourceId) -> &str {
+            $t::source_name(self, id)
+        }
+        fn tick(&self) -> (i64, TimeBase) {
+            $t::tick(self)
+        }
+        fn time(&self) -> f64 {
+            $t::time(self)
+        }
+        fn end_tick(&self) -> i64 {
+            $t::end_tick(self)
+        }
+        fn model(&self) -> &Arc<Model> {
+            $t::model(self)
+        }
+        fn q(&self, s: SystemId) -> &[f64] {
+            $t::q(self, s)
+        }
+        fn v(&self, s: SystemId) -> &[f64] {
+            $t::v(self, s)
+        }
+        fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
+            $t::set_system_input(self, s, g)
+        }
+        fn system_input(&self, s: SystemId) -> &[f64] {
+            $t::system_input(self, s)
+        }
+        fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError> {
+            $t::set_input(self, i, u)
+        }
+        fn relation_input(&self, i: InteractionId) -> &[f64] {
+            $t::relation_input(self, i)
+        }
+        fn y(&self, i: InteractionId) -> &[f64] {
+            $t::y(self, i)
+        }
+        fn lambda(&self, i: InteractionId) -> &[f64] {
+            $t::lambda(self, i)
+        }
+        fn is_output_instant(&self) -> bool {
+            $t::is_output_instant(self)
+        }
+        fn statistics(&self) -> Statistics {
+            $t::statistics(self)
+        }
+    };
+}
+
 impl Plant for TimeStepping {
-    fn add_event_source(
-        &mut self,
-        kind: EventKind,
-        offset: i64,
-        period: Option<i64>,
-        name: &str,
-    ) -> Result<SourceId, SimulationError> {
-        TimeStepping::add_event_source(self, kind, offset, period, name)
-    }
-    fn step(&mut self) -> Result<StepOutcome, SimulationError> {
-        TimeStepping::step(self)
-    }
-    fn last_events(&self) -> &[Event] {
-        TimeStepping::last_events(self)
-    }
-    fn source_name(&self, id: SourceId) -> &str {
-        TimeStepping::source_name(self, id)
-    }
-    fn tick(&self) -> (i64, TimeBase) {
-        TimeStepping::tick(self)
-    }
-    fn time(&self) -> f64 {
-        TimeStepping::time(self)
-    }
-    fn end_tick(&self) -> i64 {
-        TimeStepping::end_tick(self)
-    }
-    fn model(&self) -> &Arc<Model> {
-        TimeStepping::model(self)
-    }
-    fn q(&self, s: SystemId) -> &[f64] {
-        TimeStepping::q(self, s)
-    }
-    fn v(&self, s: SystemId) -> &[f64] {
-        TimeStepping::v(self, s)
-    }
-    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
-        TimeStepping::set_system_input(self, s, g)
-    }
-    fn system_input(&self, s: SystemId) -> &[f64] {
-        TimeStepping::system_input(self, s)
-    }
-    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError> {
-        TimeStepping::set_input(self, i, u)
-    }
-    fn relation_input(&self, i: InteractionId) -> &[f64] {
-        TimeStepping::relation_input(self, i)
-    }
-    fn y(&self, i: InteractionId) -> &[f64] {
-        TimeStepping::y(self, i)
-    }
-    fn lambda(&self, i: InteractionId) -> &[f64] {
-        TimeStepping::lambda(self, i)
-    }
-    fn is_output_instant(&self) -> bool {
-        TimeStepping::is_output_instant(self)
-    }
-    fn statistics(&self) -> Statistics {
-        TimeStepping::statistics(self)
-    }
+    delegate_plant!(TimeStepping);
     fn as_time_stepping(&self) -> Option<&TimeStepping> {
         Some(self)
     }
@@ -208,66 +216,7 @@ impl Plant for TimeStepping {
 }
 
 impl Plant for EventDriven {
-    fn add_event_source(
-        &mut self,
-        kind: EventKind,
-        offset: i64,
-        period: Option<i64>,
-        name: &str,
-    ) -> Result<SourceId, SimulationError> {
-        EventDriven::add_event_source(self, kind, offset, period, name)
-    }
-    fn step(&mut self) -> Result<StepOutcome, SimulationError> {
-        EventDriven::step(self)
-    }
-    fn last_events(&self) -> &[Event] {
-        EventDriven::last_events(self)
-    }
-    fn source_name(&self, id: SourceId) -> &str {
-        EventDriven::source_name(self, id)
-    }
-    fn tick(&self) -> (i64, TimeBase) {
-        EventDriven::tick(self)
-    }
-    fn time(&self) -> f64 {
-        EventDriven::time(self)
-    }
-    fn end_tick(&self) -> i64 {
-        EventDriven::end_tick(self)
-    }
-    fn model(&self) -> &Arc<Model> {
-        EventDriven::model(self)
-    }
-    fn q(&self, s: SystemId) -> &[f64] {
-        EventDriven::q(self, s)
-    }
-    fn v(&self, s: SystemId) -> &[f64] {
-        EventDriven::v(self, s)
-    }
-    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
-        EventDriven::set_system_input(self, s, g)
-    }
-    fn system_input(&self, s: SystemId) -> &[f64] {
-        EventDriven::system_input(self, s)
-    }
-    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError> {
-        EventDriven::set_input(self, i, u)
-    }
-    fn relation_input(&self, i: InteractionId) -> &[f64] {
-        EventDriven::relation_input(self, i)
-    }
-    fn y(&self, i: InteractionId) -> &[f64] {
-        EventDriven::y(self, i)
-    }
-    fn lambda(&self, i: InteractionId) -> &[f64] {
-        EventDriven::lambda(self, i)
-    }
-    fn is_output_instant(&self) -> bool {
-        EventDriven::is_output_instant(self)
-    }
-    fn statistics(&self) -> Statistics {
-        EventDriven::statistics(self)
-    }
+    delegate_plant!(EventDriven);
     fn transitions(&self) -> &[Transition] {
         EventDriven::last_transitions(self)
     }
