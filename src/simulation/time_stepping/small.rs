@@ -26,7 +26,7 @@ pub(crate) fn copy(dst: &mut [f64], src: &[f64]) {
 /// y ← A x for A n × n column-major, n = x.len(): y_i = (…((0 + a_i0 x_0) +
 /// a_i1 x_1) + …) + a_i,n−1 x_n−1, the sums of `s = 0; s += a_ij x_j` over
 /// j ascending.
-#[inline]
+#[inline(always)]
 pub(crate) fn matvec(a: &[f64], x: &[f64], y: &mut [f64]) {
     match x.len() {
         1 => matvec_n::<1>(a, x, y),
@@ -58,7 +58,7 @@ fn matvec_n<const N: usize>(a: &[f64], x: &[f64], y: &mut [f64]) {
 }
 
 /// y ← y + A x (A as in [`matvec`]): each y_i + (the sum of [`matvec`]).
-#[inline]
+#[inline(always)]
 pub(crate) fn matvec_add(a: &[f64], x: &[f64], y: &mut [f64]) {
     match x.len() {
         1 => matvec_add_n::<1>(a, x, y),

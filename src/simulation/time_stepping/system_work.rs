@@ -336,6 +336,41 @@ impl SystemWork {
         h: f64,
         theta: f64,
     ) -> Result<(), SimulationError> {
+        if self.free_in_state {
+            // Two linear schemes straight into the state buffer: v_free =
+            // v_k + Δv (undamped LTI Lagrangian without input), x_free =
+            // Φ x_k + Γ (b(t_{k+1}) + g) (zero-order hold); the operations
+            // of the general code below.
+            match ds {
+                DynamicalSystem::LagrangianLinearTi(_) if !self.has_control => {
+                    if let Some(dv) = &self.free_increment {
+                        for ((v, &v0), &d) in self.v.iter_mut().zip(&self.v_start).zip(dv) {
+                            *v = v0 + d;
+                        }
+                        return Ok(());
+                    }
+                }
+                DynamicalSystem::FirstOrderLinear(d) if self.scheme == Scheme::ZeroOrderHold => {
+                    let (phi, gamma) = self.zoh.as_ref().expect("zero-order hold data");
+                    small::matvec(phi, &self.q_start, &mut self.q);
+                    let b = d.b.as_ref();
+                    if b.is_some() || self.has_control {
+                        match b {
+                            Some(b) => b.eval(t1, &mut self.s1),
+                            None => self.s1.fill(0.0),
+                        }
+                        if self.has_control {
+                            for (s, g) in self.s1.iter_mut().zip(&self.control) {
+                                *s += g;
+                            }
+                        }
+                        small::matvec_add(gamma, &self.s1, &mut self.q);
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
         // The free unknown goes to `free`, or to the state buffer.
         let mut free = std::mem::take(match (self.free_in_state, self.lagrangian) {
             (false, _) => &mut self.free,
