@@ -601,12 +601,9 @@ impl TimeStepping {
         stats.newton_iterations += 1;
         if inters.is_empty() {
             // Uncoupled systems: each one's whole step in one pass.
-            for k in 0..sys.len() {
-                let (w, ds) = (&mut sys[k], &model.systems()[k].ds);
-                w.prepare_linear_step(ds, t1, h, theta)?;
-                w.swap_start();
-                w.compute_free(ds, t0, t1, h, theta)?;
-                if !w.finish_linear_step(h, theta) {
+            for (k, (w, s)) in sys.iter_mut().zip(model.systems()).enumerate() {
+                w.prepare_linear_step(&s.ds, t1, h, theta)?;
+                if !w.linear_step_alone(&s.ds, t0, t1, h, theta)? {
                     let object = w.name.clone();
                     sys[..=k].iter_mut().for_each(SystemWork::restore_start);
                     return Err(SimulationError::NonFinite {

@@ -626,7 +626,7 @@ impl SystemWork {
     /// becomes the start state (copied for small systems, whose vectors are
     /// a few numbers; swapped otherwise), and the state buffers, now free,
     /// are written by the step.
-    #[inline]
+    #[inline(always)]
     pub fn swap_start(&mut self) {
         if self.n <= small::MAX {
             small::copy(&mut self.q_start, &self.q);
@@ -635,6 +635,23 @@ impl SystemWork {
             std::mem::swap(&mut self.q, &mut self.q_start);
             std::mem::swap(&mut self.v, &mut self.v_start);
         }
+    }
+
+    /// The whole linear step of a system no active interaction acts on:
+    /// start state, free unknown (the new unknown), q. False when the new
+    /// state is not finite.
+    #[inline(always)]
+    pub fn linear_step_alone(
+        &mut self,
+        ds: &DynamicalSystem,
+        t0: f64,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<bool, SimulationError> {
+        self.swap_start();
+        self.compute_free(ds, t0, t1, h, theta)?;
+        Ok(self.finish_linear_step(h, theta))
     }
 
     /// Puts back the state of the start of a linear step that failed.
@@ -665,7 +682,7 @@ impl SystemWork {
     /// Ends a linear step once the unknown is complete: for Lagrangian
     /// systems q_{k+1} = q_k + h((1−θ)v_k + θ v_{k+1}). Returns false when
     /// the new state is not finite.
-    #[inline]
+    #[inline(always)]
     pub fn finish_linear_step(&mut self, h: f64, theta: f64) -> bool {
         let mut finite = true;
         if self.lagrangian {
