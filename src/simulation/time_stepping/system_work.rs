@@ -328,7 +328,27 @@ impl SystemWork {
 
     /// Computes `free` (and, for nonlinear systems, W at the iterate) from
     /// the current iterate. Returns an error if W is singular.
+    #[inline]
     pub fn compute_free(
+        &mut self,
+        ds: &DynamicalSystem,
+        t0: f64,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
+        if self.free_in_state && self.free_increment.is_some() && !self.has_control {
+            // v_free = v_k + Δv (undamped LTI Lagrangian without input).
+            let dv = self.free_increment.as_deref().unwrap_or_default();
+            for ((v, &v0), &d) in self.v.iter_mut().zip(&self.v_start).zip(dv) {
+                *v = v0 + d;
+            }
+            return Ok(());
+        }
+        self.compute_free_general(ds, t0, t1, h, theta)
+    }
+
+    fn compute_free_general(
         &mut self,
         ds: &DynamicalSystem,
         t0: f64,
