@@ -331,6 +331,20 @@ impl InteractionWork {
     /// order: Σ out_i (free_i + shift_i) + F u + e.
     pub fn free_output(&self, sys: &[SystemWork], q: &mut [f64]) {
         let m = self.m;
+        if m == 1 && self.lagrangian {
+            // One row: the sums below, in the same order, in a register.
+            let mut acc = 0.0;
+            for (o, &s) in self.out.iter().zip(&self.systems) {
+                for (&h, &f) in o.as_slice().iter().zip(sys[s].free_values()) {
+                    acc += h * f;
+                }
+            }
+            if self.rows[0] == RowKind::Complementarity {
+                acc += self.restitution * self.ydot_start[0];
+            }
+            q[0] = acc;
+            return;
+        }
         q.iter_mut().for_each(|x| *x = 0.0);
         for (k, &s) in self.systems.iter().enumerate() {
             let o = self.out[k].as_slice();
