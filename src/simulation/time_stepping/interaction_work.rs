@@ -382,7 +382,7 @@ impl InteractionWork {
     }
 
     /// y (and ẏ) after the step, from the systems' new state and λ.
-    #[inline]
+    #[inline(always)]
     pub fn update_output(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {
         if self.m == 1 && matches!(rel, Relation::LagrangianLinearTi(_)) {
             self.update_scalar_lagrangian(sys);

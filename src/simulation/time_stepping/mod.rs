@@ -695,7 +695,7 @@ impl TimeStepping {
         } else {
             // No problem: every multiplier is zero.
             for w in inters.iter_mut() {
-                w.lambda.fill(0.0);
+                small::zero(&mut w.lambda);
             }
         }
         for (w, inter) in inters.iter_mut().zip(model.interactions()) {

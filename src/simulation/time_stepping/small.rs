@@ -23,6 +23,19 @@ pub(crate) fn copy(dst: &mut [f64], src: &[f64]) {
     }
 }
 
+/// v ← 0: element stores for sizes up to [`MAX`], a memory fill beyond.
+#[inline(always)]
+pub(crate) fn zero(v: &mut [f64]) {
+    match v {
+        [] => {}
+        [a] => *a = 0.0,
+        [a, b] => (*a, *b) = (0.0, 0.0),
+        [a, b, c] => (*a, *b, *c) = (0.0, 0.0, 0.0),
+        [a, b, c, d] => (*a, *b, *c, *d) = (0.0, 0.0, 0.0, 0.0),
+        v => v.fill(0.0),
+    }
+}
+
 /// y ← A x for A n × n column-major, n = x.len(): y_i = (…((0 + a_i0 x_0) +
 /// a_i1 x_1) + …) + a_i,n−1 x_n−1, the sums of `s = 0; s += a_ij x_j` over
 /// j ascending.
@@ -102,6 +115,8 @@ mod tests {
             let mut dst = vec![0.0; n];
             copy(&mut dst, &src);
             assert_eq!(dst, src);
+            zero(&mut dst);
+            assert!(dst.iter().all(|&x| x == 0.0));
         }
     }
 
