@@ -352,7 +352,7 @@ impl Tape {
     }
 
     /// `out[k]` ← output k at time t (`out` has one entry per expression).
-    #[inline]
+    #[inline(always)]
     pub fn eval(&self, t: f64, out: &mut [f64]) {
         match &self.small {
             Some(init) => self.run(*init, t, out),

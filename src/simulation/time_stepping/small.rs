@@ -36,6 +36,24 @@ pub(crate) fn zero(v: &mut [f64]) {
     }
 }
 
+/// y ← y + x (same length), unrolled for sizes up to [`MAX`].
+#[inline(always)]
+pub(crate) fn add(y: &mut [f64], x: &[f64]) {
+    match (y, x) {
+        ([y0], [x0]) => *y0 += x0,
+        ([y0, y1], [x0, x1]) => {
+            *y0 += x0;
+            *y1 += x1;
+        }
+        ([y0, y1, y2], [x0, x1, x2]) => {
+            *y0 += x0;
+            *y1 += x1;
+            *y2 += x2;
+        }
+        (y, x) => y.iter_mut().zip(x).for_each(|(a, b)| *a += b),
+    }
+}
+
 /// y ← A x for A n × n column-major, n = x.len(): y_i = (…((0 + a_i0 x_0) +
 /// a_i1 x_1) + …) + a_i,n−1 x_n−1, the sums of `s = 0; s += a_ij x_j` over
 /// j ascending.
@@ -115,6 +133,8 @@ mod tests {
             let mut dst = vec![0.0; n];
             copy(&mut dst, &src);
             assert_eq!(dst, src);
+            add(&mut dst, &src);
+            assert!(dst.iter().zip(&src).all(|(d, s)| *d == 2.0 * s));
             zero(&mut dst);
             assert!(dst.iter().all(|&x| x == 0.0));
         }

@@ -380,9 +380,7 @@ impl SystemWork {
                             None => self.s1.fill(0.0),
                         }
                         if self.has_control {
-                            for (s, g) in self.s1.iter_mut().zip(&self.control) {
-                                *s += g;
-                            }
+                            small::add(&mut self.s1, &self.control);
                         }
                         small::matvec_add(gamma, &self.s1, &mut self.q);
                     }
