@@ -340,9 +340,7 @@ impl SystemWork {
         if self.free_in_state && self.free_increment.is_some() && !self.has_control {
             // v_free = v_k + Δv (undamped LTI Lagrangian without input).
             let dv = self.free_increment.as_deref().unwrap_or_default();
-            for ((v, &v0), &d) in self.v.iter_mut().zip(&self.v_start).zip(dv) {
-                *v = v0 + d;
-            }
+            small::sum_into(&mut self.v, &self.v_start, dv);
             return Ok(());
         }
         self.compute_free_general(ds, t0, t1, h, theta)
@@ -705,16 +703,15 @@ impl SystemWork {
         let mut finite = true;
         if self.lagrangian {
             let a = 1.0 - theta;
-            for (((q, &q0), &v0), &v) in self
-                .q
-                .iter_mut()
-                .zip(&self.q_start)
-                .zip(&self.v_start)
-                .zip(&self.v)
-            {
-                *q = q0 + h * (a * v0 + theta * v);
-                finite &= v.is_finite() & q.is_finite();
-            }
+            finite = small::position_update(
+                &mut self.q,
+                &self.q_start,
+                &self.v_start,
+                &self.v,
+                h,
+                a,
+                theta,
+            );
         } else {
             for &x in &self.q {
                 finite &= x.is_finite();
