@@ -420,23 +420,20 @@ impl TimeStepping {
             Some(next) if next <= self.end_tick => {}
             _ => return Ok(StepOutcome::Finished),
         }
-        let mut instant = std::mem::take(&mut self.instant);
         let tick = self
             .events
-            .pop_instant(&mut instant)
+            .pop_instant(&mut self.instant)
             .expect("an event is pending");
         let t = self.base.seconds(tick);
-        let mut result = Ok(());
-        for ev in &instant {
-            if ev.kind == EventKind::TimeDiscretisation {
-                result = self.integrate(tick, t);
-                if result.is_err() {
-                    break;
-                }
-            }
+        // One integration step per time-discretisation event of the instant.
+        let steps = self
+            .instant
+            .iter()
+            .filter(|ev| ev.kind == EventKind::TimeDiscretisation)
+            .count();
+        for _ in 0..steps {
+            self.integrate(tick, t)?;
         }
-        self.instant = instant;
-        result?;
         self.tick = tick;
         self.seconds = (tick, t);
         Ok(StepOutcome::Advanced { tick, t })
