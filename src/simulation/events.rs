@@ -99,7 +99,7 @@ const LANE_CAPACITY: usize = 16;
 ///
 /// A simulation has few sources (the integration step, the outputs, a few
 /// sensors and actuators) and most instants hold only the integration step,
-/// so the first [`LANE_CAPACITY`] sources are kept in a *lane*: a list in
+/// so the first 16 sources are kept in a *lane*: a list in
 /// delivery order (kind, then registration), each with the tick of its next
 /// occurrence. The next instant is the smallest of these ticks (cached),
 /// and delivering an instant is one pass over the lane: every source whose
