@@ -311,6 +311,20 @@ impl ProblemMatrix for BlockSparseMatrix {
         } else if beta != 1.0 {
             y.iter_mut().for_each(|v| *v *= beta);
         }
+        if self.row_ptr.len() == y.len() + 1 && self.col_offsets.len() == x.len() + 1 {
+            // Every block is 1 × 1 (one block row per row, one block column
+            // per column): block k is values[k]. The sums of the general
+            // loop below, in the same order.
+            let (vals, cols) = (&self.values[..], &self.block_col[..]);
+            for (yr, w) in y.iter_mut().zip(self.row_ptr.windows(2)) {
+                let mut acc = *yr;
+                for (v, &c) in vals[w[0]..w[1]].iter().zip(&cols[w[0]..w[1]]) {
+                    acc += v * alpha * x[c];
+                }
+                *yr = acc;
+            }
+            return;
+        }
         for r in 0..self.row_ptr.len() - 1 {
             for k in self.row_ptr[r]..self.row_ptr[r + 1] {
                 let (r0, nr, c0, nc) = self.block_dims(r, self.block_col[k]);
@@ -370,6 +384,9 @@ impl ProblemMatrix for BlockSparseMatrix {
         }
     }
     fn first_non_finite(&self) -> Option<(usize, f64)> {
+        if self.values.iter().all(|v| v.is_finite()) {
+            return None;
+        }
         let nc = self.ncols();
         for r in 0..self.row_ptr.len() - 1 {
             for k in self.row_ptr[r]..self.row_ptr[r + 1] {

@@ -66,7 +66,8 @@ pub struct SolveReport {
     pub error: f64,
     /// Absolute natural-map norm.
     pub error_abs: f64,
-    /// Wall time of the solve.
+    /// Wall time of the solve (zero when the solver's timing is off, see
+    /// `set_timed` of the solver traits).
     #[serde(serialize_with = "ser_secs")]
     pub time: Duration,
 }

@@ -262,40 +262,52 @@ impl EventManager {
 
     /// Moves every event of the next instant into `out` (cleared first), in
     /// the documented order, and returns that instant.
+    #[inline]
     pub fn pop_instant(&mut self, out: &mut Vec<Event>) -> Option<i64> {
         out.clear();
         let t = self.next_tick()?;
         if self.lane_next == Some(t) {
-            // One pass: deliver the sources due at t (the lane is in delivery
-            // order), advance them and find the lane's next instant.
-            let mut next_min = i64::MAX;
-            let mut exhausted = false;
-            for e in self.lane.iter_mut() {
-                if e.next == t {
-                    out.push(Event {
-                        tick: t,
-                        kind: e.kind,
-                        source: SourceId(e.id),
-                    });
-                    match following(t, e.period) {
-                        Some(n) => e.next = n,
-                        None => exhausted = true,
-                    }
+            self.deliver_lane(t, out);
+        }
+        if !self.queue.is_empty() {
+            self.deliver_heap(t, out);
+        }
+        Some(t)
+    }
+
+    /// One pass over the lane: the sources due at t (the lane is in
+    /// delivery order) emit their events and move on; the lane's next
+    /// instant is found on the way.
+    #[inline(always)]
+    fn deliver_lane(&mut self, t: i64, out: &mut Vec<Event>) {
+        let mut next_min = i64::MAX;
+        let mut exhausted = false;
+        for e in self.lane.iter_mut() {
+            if e.next == t {
+                out.push(Event {
+                    tick: t,
+                    kind: e.kind,
+                    source: SourceId(e.id),
+                });
+                match following(t, e.period) {
+                    Some(n) => e.next = n,
+                    None => exhausted = true,
                 }
-                next_min = next_min.min(e.next);
             }
-            if exhausted {
-                // Drop the sources that have no further occurrence (their
-                // entry still holds t).
-                self.lane
-                    .retain(|e| e.next != t || following(t, e.period).is_some());
-                next_min = self.lane.iter().map(|e| e.next).min().unwrap_or(i64::MAX);
-            }
-            self.lane_next = (!self.lane.is_empty()).then_some(next_min);
+            next_min = next_min.min(e.next);
         }
-        if self.queue.is_empty() {
-            return Some(t);
+        if exhausted {
+            // Drop the sources that have no further occurrence (their entry
+            // still holds t).
+            self.lane
+                .retain(|e| e.next != t || following(t, e.period).is_some());
+            next_min = self.lane.iter().map(|e| e.next).min().unwrap_or(i64::MAX);
         }
+        self.lane_next = (!self.lane.is_empty()).then_some(next_min);
+    }
+
+    /// The heap's events at t, merged with the lane's already in `out`.
+    fn deliver_heap(&mut self, t: i64, out: &mut Vec<Event>) {
         let from_lane = out.len();
         while let Some(Reverse((ht, kind, id))) = self.queue.peek().copied() {
             if ht != t {
@@ -314,7 +326,6 @@ impl EventManager {
         if from_lane > 0 && out.len() > from_lane {
             out.sort_unstable_by_key(|e| (e.kind, e.source));
         }
-        Some(t)
     }
 }
 

@@ -244,8 +244,9 @@ struct Instr {
 #[derive(Debug, Clone)]
 pub(crate) struct Tape {
     /// Initial registers: t (set at each evaluation), then the constants,
-    /// padded with zeros to [`SMALL`] or [`REGISTERS`] entries.
+    /// padded with zeros (`small` holds them when they fit).
     init: Vec<f64>,
+    small: Option<[f64; SMALL]>,
     code: Vec<Instr>,
     /// The register of each output.
     outputs: Vec<u8>,
@@ -333,6 +334,7 @@ impl Tape {
         let mut init = vec![0.0; if used <= SMALL { SMALL } else { REGISTERS }];
         init[1..first].copy_from_slice(&rec.consts);
         Some(Tape {
+            small: init.as_slice().try_into().ok(),
             init,
             code: rec
                 .code
@@ -350,18 +352,19 @@ impl Tape {
     }
 
     /// `out[k]` ← output k at time t (`out` has one entry per expression).
-    #[inline]
+    #[inline(always)]
     pub fn eval(&self, t: f64, out: &mut [f64]) {
-        if self.init.len() == SMALL {
-            self.run::<SMALL>(t, out)
-        } else {
-            self.run::<REGISTERS>(t, out)
+        match &self.small {
+            Some(init) => self.run(*init, t, out),
+            None => {
+                let init: [f64; REGISTERS] = self.init[..].try_into().expect("registers");
+                self.run(init, t, out)
+            }
         }
     }
 
     #[inline(always)]
-    fn run<const R: usize>(&self, t: f64, out: &mut [f64]) {
-        let mut r: [f64; R] = self.init[..R].try_into().expect("R registers");
+    fn run<const R: usize>(&self, mut r: [f64; R], t: f64, out: &mut [f64]) {
         r[0] = t;
         // R is a power of two: the masks keep every index in bounds.
         let mask = R - 1;

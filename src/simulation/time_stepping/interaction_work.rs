@@ -331,6 +331,20 @@ impl InteractionWork {
     /// order: Σ out_i (free_i + shift_i) + F u + e.
     pub fn free_output(&self, sys: &[SystemWork], q: &mut [f64]) {
         let m = self.m;
+        if m == 1 && self.lagrangian {
+            // One row: the sums below, in the same order, in a register.
+            let mut acc = 0.0;
+            for (o, &s) in self.out.iter().zip(&self.systems) {
+                for (&h, &f) in o.as_slice().iter().zip(sys[s].free_values()) {
+                    acc += h * f;
+                }
+            }
+            if self.rows[0] == RowKind::Complementarity {
+                acc += self.restitution * self.ydot_start[0];
+            }
+            q[0] = acc;
+            return;
+        }
         q.iter_mut().for_each(|x| *x = 0.0);
         for (k, &s) in self.systems.iter().enumerate() {
             let o = self.out[k].as_slice();
@@ -368,28 +382,40 @@ impl InteractionWork {
     }
 
     /// y (and ẏ) after the step, from the systems' new state and λ.
+    #[inline(always)]
     pub fn update_output(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {
-        match rel {
-            Relation::LagrangianLinearTi(_) if self.m == 1 => {
-                // One row (most contacts): the sums of the general case below
-                // in the same order, kept in registers.
-                let e = self.e[0];
-                let (mut y, mut y_noise, mut ydot, mut ydot_noise) = (e, e.abs(), 0.0, 0.0);
-                for (o, &s) in self.out.iter().zip(&self.systems) {
-                    let (q, v) = (&sys[s].q, &sys[s].v);
-                    for ((&h, &qc), &vc) in o.as_slice().iter().zip(q).zip(v) {
-                        let (hq, hv) = (h * qc, h * vc);
-                        y += hq;
-                        y_noise += hq.abs();
-                        ydot += hv;
-                        ydot_noise += hv.abs();
-                    }
-                }
-                self.y[0] = y;
-                self.y_noise[0] = y_noise * (4.0 * f64::EPSILON);
-                self.ydot[0] = ydot;
-                self.ydot_noise[0] = ydot_noise * (4.0 * f64::EPSILON);
+        if self.m == 1 && matches!(rel, Relation::LagrangianLinearTi(_)) {
+            self.update_scalar_lagrangian(sys);
+        } else {
+            self.update_output_general(rel, sys, t);
+        }
+    }
+
+    /// [`Self::update_output`] of a one-row linear Lagrangian relation (most
+    /// contacts): the sums of the general case, in the same order, kept in
+    /// registers.
+    #[inline(always)]
+    fn update_scalar_lagrangian(&mut self, sys: &[SystemWork]) {
+        let e = self.e[0];
+        let (mut y, mut y_noise, mut ydot, mut ydot_noise) = (e, e.abs(), 0.0, 0.0);
+        for (o, &s) in self.out.iter().zip(&self.systems) {
+            let (q, v) = (&sys[s].q, &sys[s].v);
+            for ((&h, &qc), &vc) in o.as_slice().iter().zip(q).zip(v) {
+                let (hq, hv) = (h * qc, h * vc);
+                y += hq;
+                y_noise += hq.abs();
+                ydot += hv;
+                ydot_noise += hv.abs();
             }
+        }
+        self.y[0] = y;
+        self.y_noise[0] = y_noise * (4.0 * f64::EPSILON);
+        self.ydot[0] = ydot;
+        self.ydot_noise[0] = ydot_noise * (4.0 * f64::EPSILON);
+    }
+
+    fn update_output_general(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {
+        match rel {
             Relation::LagrangianLinearTi(_) => {
                 // y = H q + b, ẏ = H v and the rounding bounds of both, in
                 // one pass over H.

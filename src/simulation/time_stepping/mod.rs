@@ -331,6 +331,8 @@ pub struct TimeStepping {
     inters: Vec<InteractionWork>,
     /// The response matrices never change (linear relations on systems with constant W).
     resp_fixed: Vec<bool>,
+    /// Per system: an active interaction acts on it in this step.
+    coupled: Vec<bool>,
     osnsp: OneStepProblem,
     all_linear: bool,
     stats: Statistics,
@@ -431,6 +433,7 @@ impl TimeStepping {
             }
             w.update_output(&inter.relation, &sys, t0);
         }
+        let coupled = vec![false; sys.len()];
         Ok(TimeStepping {
             model,
             settings,
@@ -445,6 +448,7 @@ impl TimeStepping {
             sys,
             inters,
             resp_fixed,
+            coupled,
             osnsp,
             all_linear,
             stats: Statistics::default(),
@@ -460,23 +464,20 @@ impl TimeStepping {
             Some(next) if next <= self.end_tick => {}
             _ => return Ok(StepOutcome::Finished),
         }
-        let mut instant = std::mem::take(&mut self.instant);
         let tick = self
             .events
-            .pop_instant(&mut instant)
+            .pop_instant(&mut self.instant)
             .expect("an event is pending");
         let t = self.base.seconds(tick);
-        let mut result = Ok(());
-        for ev in &instant {
-            if ev.kind == EventKind::TimeDiscretisation {
-                result = self.integrate(tick, t);
-                if result.is_err() {
-                    break;
-                }
-            }
+        // One integration step per time-discretisation event of the instant.
+        let steps = self
+            .instant
+            .iter()
+            .filter(|ev| ev.kind == EventKind::TimeDiscretisation)
+            .count();
+        for _ in 0..steps {
+            self.integrate(tick, t)?;
         }
-        self.instant = instant;
-        result?;
         self.tick = tick;
         self.seconds = (tick, t);
         Ok(StepOutcome::Advanced { tick, t })
@@ -634,18 +635,16 @@ impl TimeStepping {
             resp_fixed,
             osnsp,
             stats,
+            coupled,
             ..
         } = self;
         let model: &Model = model;
         stats.newton_iterations += 1;
         if inters.is_empty() {
             // Uncoupled systems: each one's whole step in one pass.
-            for k in 0..sys.len() {
-                let (w, ds) = (&mut sys[k], &model.systems()[k].ds);
-                w.prepare_linear_step(ds, t1, h, theta)?;
-                w.swap_start();
-                w.compute_free(ds, t0, t1, h, theta)?;
-                if !w.finish_linear_step(h, theta) {
+            for (k, (w, s)) in sys.iter_mut().zip(model.systems()).enumerate() {
+                w.prepare_linear_step(&s.ds, t1, h, theta)?;
+                if !w.linear_step_alone(&s.ds, t0, t1, h, theta)? {
                     let object = w.name.clone();
                     sys[..=k].iter_mut().for_each(SystemWork::restore_start);
                     return Err(SimulationError::NonFinite {
@@ -662,47 +661,83 @@ impl TimeStepping {
         for (w, s) in sys.iter_mut().zip(model.systems()) {
             w.prepare_linear_step(&s.ds, t1, h, theta)?;
         }
-        for (w, s) in sys.iter_mut().zip(model.systems()) {
-            w.swap_start();
-            w.compute_free(&s.ds, t0, t1, h, theta)?;
-        }
-        let solved =
-            solve_linear_interactions(model, sys, inters, resp_fixed, osnsp, h, gamma, t1, step);
-        if let Err(e) = solved {
-            sys.iter_mut().for_each(SystemWork::restore_start);
-            return Err(e);
-        }
-        // unknown_i = free_i + Σ_α (shift_α,i + resp_α,i λ_α), scattered from
-        // the interactions' side into the free unknown, in place.
-        for w in inters.iter() {
-            if !w.active {
-                continue;
-            }
-            for (k, &s) in w.systems.iter().enumerate() {
-                let unknown = sys[s].unknown_mut();
-                if !w.lagrangian {
-                    unknown
-                        .iter_mut()
-                        .zip(&w.shift[k])
-                        .for_each(|(u, d)| *u += d);
+        // The interactions at t_k: ẏ_k kept for the impact law, and the
+        // activation test; the systems an active interaction links.
+        let any_active = activate(inters, h, gamma);
+        if any_active {
+            coupled.fill(false);
+            for w in inters.iter().filter(|w| w.active) {
+                for &s in &w.systems {
+                    coupled[s] = true;
                 }
-                let n = unknown.len();
-                for (c, col) in w.resp[k].as_slice().chunks_exact(n).enumerate() {
-                    let l = w.lambda[c];
-                    if l != 0.0 {
-                        unknown.iter_mut().zip(col).for_each(|(u, r)| *u += r * l);
+            }
+        }
+        // Free unknowns; a system no active interaction acts on ends its
+        // step here (its unknown is the free one).
+        for k in 0..sys.len() {
+            let (w, ds) = (&mut sys[k], &model.systems()[k].ds);
+            w.swap_start();
+            w.compute_free(ds, t0, t1, h, theta)?;
+            let alone = !(any_active && coupled[k]);
+            if alone && !w.finish_linear_step(h, theta) {
+                let object = w.name.clone();
+                sys[..=k].iter_mut().for_each(SystemWork::restore_start);
+                return Err(SimulationError::NonFinite {
+                    t: t1,
+                    step,
+                    object,
+                });
+            }
+        }
+        if any_active {
+            for (w, &fixed) in inters.iter_mut().zip(resp_fixed.iter()) {
+                if !fixed {
+                    w.compute_response(sys, h, false);
+                }
+            }
+            if let Err(e) = osnsp.solve(model, sys, inters, t1, step) {
+                sys.iter_mut().for_each(SystemWork::restore_start);
+                return Err(e);
+            }
+            // unknown_i = free_i + Σ_α (shift_α,i + resp_α,i λ_α), scattered
+            // from the interactions' side into the free unknown, in place.
+            for w in inters.iter() {
+                if !w.active {
+                    continue;
+                }
+                for (k, &s) in w.systems.iter().enumerate() {
+                    let unknown = sys[s].unknown_mut();
+                    if !w.lagrangian {
+                        unknown
+                            .iter_mut()
+                            .zip(&w.shift[k])
+                            .for_each(|(u, d)| *u += d);
+                    }
+                    let n = unknown.len();
+                    for (c, col) in w.resp[k].as_slice().chunks_exact(n).enumerate() {
+                        let l = w.lambda[c];
+                        if l != 0.0 {
+                            unknown.iter_mut().zip(col).for_each(|(u, r)| *u += r * l);
+                        }
                     }
                 }
             }
-        }
-        if let Some(k) = (0..sys.len()).find(|&k| !sys[k].finish_linear_step(h, theta)) {
-            let object = sys[k].name.clone();
-            sys.iter_mut().for_each(SystemWork::restore_start);
-            return Err(SimulationError::NonFinite {
-                t: t1,
-                step,
-                object,
-            });
+            for k in 0..sys.len() {
+                if coupled[k] && !sys[k].finish_linear_step(h, theta) {
+                    let object = sys[k].name.clone();
+                    sys.iter_mut().for_each(SystemWork::restore_start);
+                    return Err(SimulationError::NonFinite {
+                        t: t1,
+                        step,
+                        object,
+                    });
+                }
+            }
+        } else {
+            // No problem: every multiplier is zero.
+            for w in inters.iter_mut() {
+                small::zero(&mut w.lambda);
+            }
         }
         for (w, inter) in inters.iter_mut().zip(model.interactions()) {
             w.update_output(&inter.relation, sys, t1);
@@ -897,35 +932,19 @@ impl TimeStepping {
     }
 }
 
-/// The interaction part of a linear step: ẏ_k is kept for the impact law,
-/// unilateral interactions are activated (ỹ = y_k + γ h ẏ_k ≤ its rounding
-/// bound), the responses that change with W are recomputed, and the
-/// one-step problem is solved.
-#[allow(clippy::too_many_arguments)]
-fn solve_linear_interactions(
-    model: &Model,
-    sys: &mut [SystemWork],
-    inters: &mut [InteractionWork],
-    resp_fixed: &[bool],
-    osnsp: &mut OneStepProblem,
-    h: f64,
-    gamma: f64,
-    t1: f64,
-    step: u64,
-) -> Result<(), SimulationError> {
+/// The interactions at the start of a step: ẏ_k is kept for the impact law
+/// and unilateral interactions are activated (ỹ = y_k + γ h ẏ_k ≤ its
+/// rounding bound). Returns true when some interaction is active.
+fn activate(inters: &mut [InteractionWork], h: f64, gamma: f64) -> bool {
+    let mut any = false;
     for w in inters.iter_mut() {
-        w.ydot_start.copy_from_slice(&w.ydot);
+        small::copy(&mut w.ydot_start, &w.ydot);
         if w.unilateral {
             w.active = (0..w.m).any(|r| {
                 w.y[r] + gamma * h * w.ydot[r] <= w.y_noise[r] + gamma * h * w.ydot_noise[r]
             });
         }
+        any |= w.active;
     }
-    for (w, &fixed) in inters.iter_mut().zip(resp_fixed) {
-        if !fixed {
-            w.compute_response(sys, h, false);
-        }
-    }
-    osnsp.solve(model, sys, inters, t1, step)?;
-    Ok(())
+    any
 }

@@ -75,6 +75,8 @@ pub(crate) struct OneStepProblem {
     force_sparse: bool,
     /// Per interaction: its blocks of W (out, resp, D) never change.
     fixed: Vec<bool>,
+    /// Every interaction's blocks are constant.
+    all_fixed: bool,
     /// Problems of one row are solved in closed form (see
     /// [`scalar_lcp`]): the solver is Lemke, or the default chain, which
     /// starts with Lemke.
@@ -113,6 +115,14 @@ struct SparseAssembly {
     couplings: Vec<Vec<(usize, usize, usize, usize)>>,
     /// Block index of (α, α).
     diagonal: Vec<usize>,
+    /// (α, β) of each stored block, and the range of its values.
+    block_pair: Vec<(usize, usize, std::ops::Range<usize>)>,
+    /// When every block is constant: the values of all stored blocks as if
+    /// every interaction were active, computed at the first solve. A step's
+    /// matrix then takes each block from it (both interactions active),
+    /// the identity (inactive diagonal block) or zero — the values the
+    /// assembly would compute, without the products.
+    full_blocks: Option<Vec<f64>>,
 }
 
 impl SparseAssembly {
@@ -166,6 +176,13 @@ impl SparseAssembly {
             offset.push(n);
             n += w.m;
         }
+        let block_pair = {
+            let p = matrix.parts();
+            (0..p.row_ptr.len() - 1)
+                .flat_map(|r| (p.row_ptr[r]..p.row_ptr[r + 1]).map(move |k| (r, k)))
+                .map(|(r, k)| (r, p.block_col[k], p.value_ptr[k]..p.value_ptr[k + 1]))
+                .collect()
+        };
         let solver = if solver == "default" {
             "sparse"
         } else {
@@ -186,7 +203,48 @@ impl SparseAssembly {
             offset,
             couplings,
             diagonal,
+            block_pair,
+            full_blocks: None,
         })
+    }
+
+    /// Adds the blocks of row α (couplings with the active β, then D_α) to
+    /// the matrix, which holds zeros there.
+    fn add_row_blocks(
+        mat: &mut BlockSparseMatrix,
+        couplings: &[(usize, usize, usize, usize)],
+        diagonal: usize,
+        inters: &[InteractionWork],
+        a: usize,
+        all: bool,
+    ) {
+        let wa = &inters[a];
+        let m = wa.m;
+        for &(ka, b, kb, k) in couplings {
+            let wb = &inters[b];
+            if !(all || wb.active) {
+                continue;
+            }
+            let (out_a, resp_b) = (&wa.out[ka], &wb.resp[kb]);
+            let block = mat.block_values_mut(k);
+            for c in 0..wb.m {
+                for r in 0..m {
+                    let mut v = 0.0;
+                    for i in 0..out_a.ncols() {
+                        v += out_a[(r, i)] * resp_b[(i, c)];
+                    }
+                    block[c * m + r] += v;
+                }
+            }
+        }
+        if let Some(d) = &wa.d {
+            let block = mat.block_values_mut(diagonal);
+            for c in 0..m {
+                for r in 0..m {
+                    block[c * m + r] += d[(r, c)];
+                }
+            }
+        }
     }
 
     /// Fills W and q over all interactions and solves. Returns false when no
@@ -195,6 +253,7 @@ impl SparseAssembly {
         &mut self,
         sys: &[SystemWork],
         inters: &mut [InteractionWork],
+        all_fixed: bool,
     ) -> Result<Option<SolveReport>, SimulationError> {
         if !inters.iter().any(|w| w.active) {
             inters
@@ -205,16 +264,58 @@ impl SparseAssembly {
         let Matrix::BlockSparse(mat) = &mut self.lcp.m else {
             unreachable!("sparse assembly")
         };
-        mat.values_mut().iter_mut().for_each(|x| *x = 0.0);
+        if all_fixed && self.full_blocks.is_none() {
+            mat.values_mut().fill(0.0);
+            for a in 0..inters.len() {
+                Self::add_row_blocks(mat, &self.couplings[a], self.diagonal[a], inters, a, true);
+            }
+            self.full_blocks = Some(mat.values_mut().to_vec());
+        }
+        match &self.full_blocks {
+            Some(full) if all_fixed => {
+                for (k, (a, b, range)) in self.block_pair.iter().enumerate() {
+                    let (ia, ib) = (&inters[*a], &inters[*b]);
+                    let block = mat.block_values_mut(k);
+                    if ia.active && ib.active {
+                        block.copy_from_slice(&full[range.clone()]);
+                    } else {
+                        block.fill(0.0);
+                        if a == b {
+                            let m = ia.m;
+                            for r in 0..m {
+                                block[r * m + r] = 1.0;
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                mat.values_mut().fill(0.0);
+                for a in 0..inters.len() {
+                    if inters[a].active {
+                        Self::add_row_blocks(
+                            mat,
+                            &self.couplings[a],
+                            self.diagonal[a],
+                            inters,
+                            a,
+                            false,
+                        );
+                    } else {
+                        let m = inters[a].m;
+                        let d = mat.block_values_mut(self.diagonal[a]);
+                        for r in 0..m {
+                            d[r * m + r] = 1.0;
+                        }
+                    }
+                }
+            }
+        }
         for (a, wa) in inters.iter().enumerate() {
             let (o, m) = (self.offset[a], wa.m);
             if !wa.active {
-                let d = mat.block_values_mut(self.diagonal[a]);
-                for r in 0..m {
-                    d[r * m + r] = 1.0;
-                }
-                self.lcp.q[o..o + m].iter_mut().for_each(|x| *x = 1.0);
-                self.z[o..o + m].iter_mut().for_each(|x| *x = 0.0);
+                self.lcp.q[o..o + m].fill(1.0);
+                self.z[o..o + m].fill(0.0);
                 continue;
             }
             wa.free_output(sys, &mut self.lcp.q[o..o + m]);
@@ -227,31 +328,6 @@ impl SparseAssembly {
                 } else {
                     1.0
                 };
-            }
-            for &(ka, b, kb, k) in &self.couplings[a] {
-                let wb = &inters[b];
-                if !wb.active {
-                    continue;
-                }
-                let (out_a, resp_b) = (&wa.out[ka], &wb.resp[kb]);
-                let block = mat.block_values_mut(k);
-                for c in 0..wb.m {
-                    for r in 0..m {
-                        let mut v = 0.0;
-                        for i in 0..out_a.ncols() {
-                            v += out_a[(r, i)] * resp_b[(i, c)];
-                        }
-                        block[c * m + r] += v;
-                    }
-                }
-            }
-            if let Some(d) = &wa.d {
-                let block = mat.block_values_mut(self.diagonal[a]);
-                for c in 0..m {
-                    for r in 0..m {
-                        block[c * m + r] += d[(r, c)];
-                    }
-                }
             }
         }
         let report = self
@@ -339,6 +415,7 @@ impl OneStepProblem {
             sparse,
             force_sparse: assembly == Assembly::Sparse,
             fixed: vec![false; inters.len()],
+            all_fixed: false,
             scalar_lemke: family == ProblemFamily::Lcp
                 && (solver == "lemke" || (solver == "default" && settings.pivoting_max_size >= 1)),
         })
@@ -350,6 +427,7 @@ impl OneStepProblem {
     /// size is then reused instead of assembled again.
     pub fn set_fixed_blocks(&mut self, fixed: &[bool]) {
         self.fixed.copy_from_slice(fixed);
+        self.all_fixed = fixed.iter().all(|&f| f);
     }
 
     /// Assembles and solves the problem over the active interactions and
@@ -376,7 +454,7 @@ impl OneStepProblem {
         let use_sparse =
             self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
         if let (true, Some(sp)) = (use_sparse, &mut self.sparse) {
-            let Some(report) = sp.solve(sys, inters)? else {
+            let Some(report) = sp.solve(sys, inters, self.all_fixed)? else {
                 return Ok(false);
             };
             if !report.status.is_solved() {

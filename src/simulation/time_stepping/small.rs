@@ -23,10 +23,104 @@ pub(crate) fn copy(dst: &mut [f64], src: &[f64]) {
     }
 }
 
+/// v ← 0: element stores for sizes up to [`MAX`], a memory fill beyond.
+#[inline(always)]
+pub(crate) fn zero(v: &mut [f64]) {
+    match v {
+        [] => {}
+        [a] => *a = 0.0,
+        [a, b] => (*a, *b) = (0.0, 0.0),
+        [a, b, c] => (*a, *b, *c) = (0.0, 0.0, 0.0),
+        [a, b, c, d] => (*a, *b, *c, *d) = (0.0, 0.0, 0.0, 0.0),
+        v => v.fill(0.0),
+    }
+}
+
+/// y ← y + x (same length), unrolled for sizes up to [`MAX`].
+#[inline(always)]
+pub(crate) fn add(y: &mut [f64], x: &[f64]) {
+    match (y, x) {
+        ([y0], [x0]) => *y0 += x0,
+        ([y0, y1], [x0, x1]) => {
+            *y0 += x0;
+            *y1 += x1;
+        }
+        ([y0, y1, y2], [x0, x1, x2]) => {
+            *y0 += x0;
+            *y1 += x1;
+            *y2 += x2;
+        }
+        (y, x) => y.iter_mut().zip(x).for_each(|(a, b)| *a += b),
+    }
+}
+
+/// Moreau–Jean's position update q = q₀ + h((1−θ) v₀ + θ v) with
+/// a = 1 − θ, unrolled for sizes up to [`MAX`]. Returns whether v and q are
+/// finite.
+#[inline(always)]
+pub(crate) fn position_update(
+    q: &mut [f64],
+    q0: &[f64],
+    v0: &[f64],
+    v: &[f64],
+    h: f64,
+    a: f64,
+    theta: f64,
+) -> bool {
+    match q.len() {
+        1 => position_update_n::<1>(q, q0, v0, v, h, a, theta),
+        2 => position_update_n::<2>(q, q0, v0, v, h, a, theta),
+        3 => position_update_n::<3>(q, q0, v0, v, h, a, theta),
+        4 => position_update_n::<4>(q, q0, v0, v, h, a, theta),
+        _ => {
+            let mut finite = true;
+            for (((q, &q0), &v0), &v) in q.iter_mut().zip(q0).zip(v0).zip(v) {
+                *q = q0 + h * (a * v0 + theta * v);
+                finite &= v.is_finite() & q.is_finite();
+            }
+            finite
+        }
+    }
+}
+
+#[inline(always)]
+fn position_update_n<const N: usize>(
+    q: &mut [f64],
+    q0: &[f64],
+    v0: &[f64],
+    v: &[f64],
+    h: f64,
+    a: f64,
+    theta: f64,
+) -> bool {
+    let (q, q0, v0, v) = (&mut q[..N], &q0[..N], &v0[..N], &v[..N]);
+    let mut finite = true;
+    for i in 0..N {
+        q[i] = q0[i] + h * (a * v0[i] + theta * v[i]);
+        finite &= v[i].is_finite() & q[i].is_finite();
+    }
+    finite
+}
+
+/// y ← x + d (same lengths), unrolled for sizes up to [`MAX`].
+#[inline(always)]
+pub(crate) fn sum_into(y: &mut [f64], x: &[f64], d: &[f64]) {
+    match (y, x, d) {
+        ([y0], [x0], [d0]) => *y0 = x0 + d0,
+        ([y0, y1], [x0, x1], [d0, d1]) => (*y0, *y1) = (x0 + d0, x1 + d1),
+        ([y0, y1, y2], [x0, x1, x2], [d0, d1, d2]) => (*y0, *y1, *y2) = (x0 + d0, x1 + d1, x2 + d2),
+        (y, x, d) => {
+            for ((y, &x), &d) in y.iter_mut().zip(x).zip(d) {
+                *y = x + d;
+            }
+        }
+    }
+}
+
 /// y ← A x for A n × n column-major, n = x.len(): y_i = (…((0 + a_i0 x_0) +
 /// a_i1 x_1) + …) + a_i,n−1 x_n−1, the sums of `s = 0; s += a_ij x_j` over
 /// j ascending.
-#[inline]
+#[inline(always)]
 pub(crate) fn matvec(a: &[f64], x: &[f64], y: &mut [f64]) {
     match x.len() {
         1 => matvec_n::<1>(a, x, y),
@@ -58,7 +152,7 @@ fn matvec_n<const N: usize>(a: &[f64], x: &[f64], y: &mut [f64]) {
 }
 
 /// y ← y + A x (A as in [`matvec`]): each y_i + (the sum of [`matvec`]).
-#[inline]
+#[inline(always)]
 pub(crate) fn matvec_add(a: &[f64], x: &[f64], y: &mut [f64]) {
     match x.len() {
         1 => matvec_add_n::<1>(a, x, y),
@@ -102,6 +196,20 @@ mod tests {
             let mut dst = vec![0.0; n];
             copy(&mut dst, &src);
             assert_eq!(dst, src);
+            add(&mut dst, &src);
+            assert!(dst.iter().zip(&src).all(|(d, s)| *d == 2.0 * s));
+            zero(&mut dst);
+            assert!(dst.iter().all(|&x| x == 0.0));
+            let d: Vec<f64> = src.iter().map(|x| x * 0.25 - 1.0).collect();
+            sum_into(&mut dst, &src, &d);
+            assert!(dst.iter().zip(&src).zip(&d).all(|((y, x), d)| *y == x + d));
+            let (h, theta) = (1e-3, 0.5);
+            let mut q = vec![0.0; n];
+            let finite = position_update(&mut q, &src, &d, &dst, h, 1.0 - theta, theta);
+            assert!(finite);
+            for i in 0..n {
+                assert_eq!(q[i], src[i] + h * ((1.0 - theta) * d[i] + theta * dst[i]));
+            }
         }
     }
 

@@ -328,6 +328,7 @@ impl SystemWork {
 
     /// Computes `free` (and, for nonlinear systems, W at the iterate) from
     /// the current iterate. Returns an error if W is singular.
+    #[inline]
     pub fn compute_free(
         &mut self,
         ds: &DynamicalSystem,
@@ -336,6 +337,56 @@ impl SystemWork {
         h: f64,
         theta: f64,
     ) -> Result<(), SimulationError> {
+        if self.free_in_state && self.free_increment.is_some() && !self.has_control {
+            // v_free = v_k + Δv (undamped LTI Lagrangian without input).
+            let dv = self.free_increment.as_deref().unwrap_or_default();
+            small::sum_into(&mut self.v, &self.v_start, dv);
+            return Ok(());
+        }
+        self.compute_free_general(ds, t0, t1, h, theta)
+    }
+
+    fn compute_free_general(
+        &mut self,
+        ds: &DynamicalSystem,
+        t0: f64,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
+        if self.free_in_state {
+            // Two linear schemes straight into the state buffer: v_free =
+            // v_k + Δv (undamped LTI Lagrangian without input), x_free =
+            // Φ x_k + Γ (b(t_{k+1}) + g) (zero-order hold); the operations
+            // of the general code below.
+            match ds {
+                DynamicalSystem::LagrangianLinearTi(_) if !self.has_control => {
+                    if let Some(dv) = &self.free_increment {
+                        for ((v, &v0), &d) in self.v.iter_mut().zip(&self.v_start).zip(dv) {
+                            *v = v0 + d;
+                        }
+                        return Ok(());
+                    }
+                }
+                DynamicalSystem::FirstOrderLinear(d) if self.scheme == Scheme::ZeroOrderHold => {
+                    let (phi, gamma) = self.zoh.as_ref().expect("zero-order hold data");
+                    small::matvec(phi, &self.q_start, &mut self.q);
+                    let b = d.b.as_ref();
+                    if b.is_some() || self.has_control {
+                        match b {
+                            Some(b) => b.eval(t1, &mut self.s1),
+                            None => self.s1.fill(0.0),
+                        }
+                        if self.has_control {
+                            small::add(&mut self.s1, &self.control);
+                        }
+                        small::matvec_add(gamma, &self.s1, &mut self.q);
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
         // The free unknown goes to `free`, or to the state buffer.
         let mut free = std::mem::take(match (self.free_in_state, self.lagrangian) {
             (false, _) => &mut self.free,
@@ -591,7 +642,7 @@ impl SystemWork {
     /// becomes the start state (copied for small systems, whose vectors are
     /// a few numbers; swapped otherwise), and the state buffers, now free,
     /// are written by the step.
-    #[inline]
+    #[inline(always)]
     pub fn swap_start(&mut self) {
         if self.n <= small::MAX {
             small::copy(&mut self.q_start, &self.q);
@@ -600,6 +651,23 @@ impl SystemWork {
             std::mem::swap(&mut self.q, &mut self.q_start);
             std::mem::swap(&mut self.v, &mut self.v_start);
         }
+    }
+
+    /// The whole linear step of a system no active interaction acts on:
+    /// start state, free unknown (the new unknown), q. False when the new
+    /// state is not finite.
+    #[inline(always)]
+    pub fn linear_step_alone(
+        &mut self,
+        ds: &DynamicalSystem,
+        t0: f64,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<bool, SimulationError> {
+        self.swap_start();
+        self.compute_free(ds, t0, t1, h, theta)?;
+        Ok(self.finish_linear_step(h, theta))
     }
 
     /// Puts back the state of the start of a linear step that failed.
@@ -630,21 +698,20 @@ impl SystemWork {
     /// Ends a linear step once the unknown is complete: for Lagrangian
     /// systems q_{k+1} = q_k + h((1−θ)v_k + θ v_{k+1}). Returns false when
     /// the new state is not finite.
-    #[inline]
+    #[inline(always)]
     pub fn finish_linear_step(&mut self, h: f64, theta: f64) -> bool {
         let mut finite = true;
         if self.lagrangian {
             let a = 1.0 - theta;
-            for (((q, &q0), &v0), &v) in self
-                .q
-                .iter_mut()
-                .zip(&self.q_start)
-                .zip(&self.v_start)
-                .zip(&self.v)
-            {
-                *q = q0 + h * (a * v0 + theta * v);
-                finite &= v.is_finite() & q.is_finite();
-            }
+            finite = small::position_update(
+                &mut self.q,
+                &self.q_start,
+                &self.v_start,
+                &self.v,
+                h,
+                a,
+                theta,
+            );
         } else {
             for &x in &self.q {
                 finite &= x.is_finite();
