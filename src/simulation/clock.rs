@@ -172,6 +172,27 @@ impl TimeBase {
     }
 }
 
+/// The clock of a run from `t0` to `t_end` with one periodic source
+/// `period = (name, seconds)` (the integration step, or the output period),
+/// on a time base in which the `extra` times are whole numbers of ticks too:
+/// (time base, t₀ in ticks, the period in ticks, t_end in ticks).
+pub fn run_clock(
+    t0: f64,
+    t_end: f64,
+    period: (&'static str, f64),
+    extra: &[(&'static str, f64)],
+) -> Result<(TimeBase, i64, i64, i64), ClockError> {
+    let mut times = vec![("t0", t0), ("t_end", t_end), period];
+    times.extend_from_slice(extra);
+    let base = TimeBase::for_times(&times)?;
+    Ok((
+        base,
+        base.ticks("t0", t0)?,
+        base.period(period.0, period.1)?,
+        base.ticks("t_end", t_end)?,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,9 +10,10 @@ use crate::numerics::lcp::{lcp_solver, LCP_SOLVERS};
 use crate::numerics::mlcp::{mlcp_solver, MLCP_SOLVERS};
 use crate::numerics::relay::{relay_solver, RELAY_SOLVERS};
 use crate::numerics::{NumericsError, SolverSettings};
+use crate::simulation::clock::run_clock;
 use crate::simulation::{
     ClockError, EventDrivenSettings, FirstOrderScheme, OdeMethod, SimulationError, Strategy,
-    TimeBase, TimeSteppingSettings,
+    TimeSteppingSettings,
 };
 
 /// The settings of both strategies and the scenario's choice.
@@ -195,14 +196,7 @@ pub(super) fn settings(
 /// and clock.
 fn check_event_driven_clock(s: &EventDrivenSettings) -> std::result::Result<(), SimulationError> {
     s.validate()?;
-    let base = TimeBase::for_times(&[
-        ("t0", s.t0),
-        ("t_end", s.t_end),
-        ("output_step", s.output_step),
-    ])?;
-    base.ticks("t0", s.t0)?;
-    base.period("output_step", s.output_step)?;
-    base.ticks("t_end", s.t_end)?;
+    run_clock(s.t0, s.t_end, ("output_step", s.output_step), &[])?;
     Ok(())
 }
 
@@ -210,10 +204,7 @@ fn check_event_driven_clock(s: &EventDrivenSettings) -> std::result::Result<(), 
 /// and clock, so they fail when the scenario is built.
 fn check_clock(s: &TimeSteppingSettings) -> std::result::Result<(), SimulationError> {
     s.validate()?;
-    let base = TimeBase::for_times(&[("t0", s.t0), ("t_end", s.t_end), ("step", s.step)])?;
-    base.ticks("t0", s.t0)?;
-    base.period("step", s.step)?;
-    base.ticks("t_end", s.t_end)?;
+    run_clock(s.t0, s.t_end, ("step", s.step), &[])?;
     Ok(())
 }
 

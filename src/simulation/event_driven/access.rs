@@ -7,7 +7,7 @@ use super::{EventDriven, EventDrivenSettings, EventDrivenStatistics, Transition}
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::simulation::clock::TimeBase;
 use crate::simulation::events::{Event, EventKind, SourceId};
-use crate::simulation::time_stepping::{SimulationError, Statistics};
+use crate::simulation::time_stepping::{check_system_input, SimulationError, Statistics};
 
 impl EventDriven {
     /// The model.
@@ -195,20 +195,7 @@ impl EventDriven {
             .sys
             .get_mut(s.0)
             .ok_or_else(|| SimulationError::BadArgument(format!("no system {}", s.0)))?;
-        if b.control.len() != g.len() {
-            return Err(SimulationError::BadArgument(format!(
-                "system '{}': input of size {} given, the system has dimension {}",
-                b.name,
-                g.len(),
-                b.control.len()
-            )));
-        }
-        if let Some(bad) = g.iter().find(|x| !x.is_finite()) {
-            return Err(SimulationError::BadArgument(format!(
-                "system '{}': input value {bad} is not finite",
-                b.name
-            )));
-        }
+        check_system_input(&b.name, b.control.len(), g)?;
         if b.control == g {
             return Ok(());
         }

@@ -42,7 +42,7 @@ pub use settings::{EventDrivenSettings, OdeMethod};
 use self::dynamics::{Dynamics, Family};
 use self::impact::EventProblems;
 use self::integrator::{Integrator, OdeRhs};
-use super::clock::TimeBase;
+use super::clock::{run_clock, TimeBase};
 use super::events::{Event, EventKind, EventManager, SourceId};
 use super::time_stepping::{SimulationError, StepOutcome};
 use crate::modelling::model::{InteractionId, Model};
@@ -188,16 +188,12 @@ impl EventDriven {
                 "the model has no dynamical system".into(),
             ));
         }
-        let mut times = vec![
-            ("t0", settings.t0),
-            ("t_end", settings.t_end),
+        let (base, t0_tick, out_ticks, end_tick) = run_clock(
+            settings.t0,
+            settings.t_end,
             ("output_step", settings.output_step),
-        ];
-        times.extend_from_slice(extra);
-        let base = TimeBase::for_times(&times)?;
-        let t0_tick = base.ticks("t0", settings.t0)?;
-        let out_ticks = base.period("output_step", settings.output_step)?;
-        let end_tick = base.ticks("t_end", settings.t_end)?;
+            extra,
+        )?;
         let hard = EventManager::new();
         let mut soft = EventManager::new();
         soft.add_periodic(EventKind::Output, t0_tick, out_ticks)?;

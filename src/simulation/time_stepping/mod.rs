@@ -42,7 +42,7 @@ pub use state::{StateError, TimeSteppingState};
 use self::interaction_work::InteractionWork;
 use self::problem::OneStepProblem;
 use self::system_work::{Scheme, SystemWork};
-use super::clock::{ClockError, TimeBase};
+use super::clock::{run_clock, ClockError, TimeBase};
 use super::events::{Event, EventKind, EventManager, SourceId};
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::modelling::relation::Relation;
@@ -286,6 +286,23 @@ pub enum SimulationError {
     },
 }
 
+/// Checks a system input g given to a simulation of either strategy: the
+/// system's dimension `n`, finite values.
+pub(crate) fn check_system_input(system: &str, n: usize, g: &[f64]) -> Result<(), SimulationError> {
+    if g.len() != n {
+        return Err(SimulationError::BadArgument(format!(
+            "system '{system}': input of size {} given, the system has dimension {n}",
+            g.len()
+        )));
+    }
+    if let Some(bad) = g.iter().find(|x| !x.is_finite()) {
+        return Err(SimulationError::BadArgument(format!(
+            "system '{system}': input value {bad} is not finite"
+        )));
+    }
+    Ok(())
+}
+
 /// What [`TimeStepping::step`] did.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StepOutcome {
@@ -365,16 +382,8 @@ impl TimeStepping {
                 "the model has no dynamical system".into(),
             ));
         }
-        let mut times = vec![
-            ("t0", settings.t0),
-            ("t_end", settings.t_end),
-            ("step", settings.step),
-        ];
-        times.extend_from_slice(extra);
-        let base = TimeBase::for_times(&times)?;
-        let t0_tick = base.ticks("t0", settings.t0)?;
-        let step_ticks = base.period("step", settings.step)?;
-        let end_tick = base.ticks("t_end", settings.t_end)?;
+        let (base, t0_tick, step_ticks, end_tick) =
+            run_clock(settings.t0, settings.t_end, ("step", settings.step), extra)?;
         let mut events = EventManager::new();
         events.add_periodic(
             EventKind::TimeDiscretisation,
@@ -891,20 +900,7 @@ impl TimeStepping {
             .sys
             .get_mut(s.0)
             .ok_or_else(|| SimulationError::BadArgument(format!("no system {}", s.0)))?;
-        if w.control.len() != g.len() {
-            return Err(SimulationError::BadArgument(format!(
-                "system '{}': input of size {} given, the system has dimension {}",
-                w.name,
-                g.len(),
-                w.control.len()
-            )));
-        }
-        if let Some(bad) = g.iter().find(|x| !x.is_finite()) {
-            return Err(SimulationError::BadArgument(format!(
-                "system '{}': input value {bad} is not finite",
-                w.name
-            )));
-        }
+        check_system_input(&w.name, w.control.len(), g)?;
         w.control.copy_from_slice(g);
         w.has_control = g.iter().any(|&x| x != 0.0);
         Ok(())
