@@ -300,74 +300,18 @@ fn fmpy_validates_and_simulates_like_the_native_run() {
         stderr(&out)
     );
 
-    let native = d.join("native");
-    let ball = example("bouncing_ball.toml");
-    let run = nonsmooth(&[
-        "run",
-        ball.to_str().unwrap(),
-        "--out",
-        native.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(run.status.success(), "{}", stderr(&run));
+    let native = native_run(d, "bouncing_ball.toml", &[]);
     for (interval, every) in [("0.005", 1), ("0.05", 10)] {
         let csv = d.join(format!("fmpy_{every}.csv"));
-        let out = tool(
-            &venv,
-            "fmpy",
-            &[
-                "simulate",
-                fmu.to_str().unwrap(),
-                "--output-interval",
-                interval,
-                "--output-file",
-                csv.to_str().unwrap(),
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "fmpy simulate: {}{}",
-            stdout(&out),
-            stderr(&out)
-        );
-        compare_with_native(&csv, &native.join("bouncing_ball.csv"), every);
+        fmpy_simulate(&venv, &fmu, interval, &[], &csv);
+        compare_with_native(&csv, &native, every);
     }
 
     // A parameter set by the importer, and the same --set natively.
     let csv = d.join("fmpy_e.csv");
-    let out = tool(
-        &venv,
-        "fmpy",
-        &[
-            "simulate",
-            fmu.to_str().unwrap(),
-            "--output-interval",
-            "0.005",
-            "--start-values",
-            "restitution",
-            "0.5",
-            "--output-file",
-            csv.to_str().unwrap(),
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "fmpy simulate: {}{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    let native_e = d.join("native_e");
-    let run = nonsmooth(&[
-        "run",
-        ball.to_str().unwrap(),
-        "--out",
-        native_e.to_str().unwrap(),
-        "-q",
-        "--set",
-        "restitution=0.5",
-    ]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    compare_with_native(&csv, &native_e.join("bouncing_ball.csv"), 1);
+    fmpy_simulate(&venv, &fmu, "0.005", &["restitution", "0.5"], &csv);
+    let native_e = native_run(d, "bouncing_ball.toml", &["restitution=0.5"]);
+    compare_with_native(&csv, &native_e, 1);
 }
 
 #[test]
@@ -380,34 +324,8 @@ fn fmpy_simulates_the_relay_and_the_diode_bridge_like_the_native_run() {
         let fmu = export(d, scenario, &[]);
         let name = scenario.trim_end_matches(".toml");
         let csv = d.join(format!("{name}_fmpy.csv"));
-        let out = tool(
-            &venv,
-            "fmpy",
-            &[
-                "simulate",
-                fmu.to_str().unwrap(),
-                "--output-interval",
-                step,
-                "--output-file",
-                csv.to_str().unwrap(),
-            ],
-        );
-        assert!(
-            out.status.success(),
-            "fmpy simulate {scenario}: {}{}",
-            stdout(&out),
-            stderr(&out)
-        );
-        let native = d.join(format!("{name}_native"));
-        let run = nonsmooth(&[
-            "run",
-            example(scenario).to_str().unwrap(),
-            "--out",
-            native.to_str().unwrap(),
-            "-q",
-        ]);
-        assert!(run.status.success(), "{}", stderr(&run));
-        compare_with_native(&csv, &native.join(format!("{name}.csv")), 1);
+        fmpy_simulate(&venv, &fmu, step, &[], &csv);
+        compare_with_native(&csv, &native_run(d, scenario, &[]), 1);
     }
 }
 
@@ -602,6 +520,30 @@ fn native_run(dir: &Path, scenario: &str, sets: &[&str]) -> PathBuf {
     out.join(scenario.replace(".toml", ".csv"))
 }
 
+/// `fmpy simulate FMU --output-interval INTERVAL [--start-values NAME VALUE...]
+/// --output-file CSV`, which must succeed.
+fn fmpy_simulate(venv: &Path, fmu: &Path, interval: &str, start_values: &[&str], csv: &Path) {
+    let mut args = vec![
+        "simulate",
+        fmu.to_str().unwrap(),
+        "--output-interval",
+        interval,
+    ];
+    if !start_values.is_empty() {
+        args.push("--start-values");
+        args.extend_from_slice(start_values);
+    }
+    args.extend(["--output-file", csv.to_str().unwrap()]);
+    let out = tool(venv, "fmpy", &args);
+    assert!(
+        out.status.success(),
+        "fmpy simulate {}: {}{}",
+        fmu.display(),
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
 #[test]
 fn fmpy_validates_and_simulates_the_sliding_mode_loops_like_the_native_run() {
     // Control loops: plant, sensor values, controller inputs and signals
@@ -652,24 +594,7 @@ fn fmpy_validates_and_simulates_the_sliding_mode_loops_like_the_native_run() {
         }
         for &(interval, every) in grids {
             let csv = sub.join(format!("fmpy_{every}.csv"));
-            let out = tool(
-                &venv,
-                "fmpy",
-                &[
-                    "simulate",
-                    fmu.to_str().unwrap(),
-                    "--output-interval",
-                    interval,
-                    "--output-file",
-                    csv.to_str().unwrap(),
-                ],
-            );
-            assert!(
-                out.status.success(),
-                "fmpy simulate {scenario}: {}{}",
-                stdout(&out),
-                stderr(&out)
-            );
+            fmpy_simulate(&venv, &fmu, interval, &[], &csv);
             compare_with_native(&csv, &native, every);
         }
     }
