@@ -30,6 +30,7 @@ pub mod error;
 pub mod functions;
 pub mod law;
 pub mod model;
+pub mod models;
 pub mod relation;
 
 pub use dynamical_system::{

@@ -21,6 +21,7 @@ use super::settings::settings;
 use super::values::{is_identifier, Ctx};
 use super::{BuiltScenario, Catalog, Places, PlotSpec};
 use crate::control::{ControlLoop, ControllerId, ObserverId, SensorId};
+use crate::modelling::models::{ArmPoint, TwoLinkArm};
 use crate::modelling::{
     DynamicalSystem, FirstOrderLinear, FirstOrderLinearTi, LagrangianLinearTi, LagrangianLinearTiR,
     ModelBuilder, ModelError, NonsmoothLaw, Relation, SystemId,
@@ -107,11 +108,78 @@ fn required<'v, T>(
 
 const LAGRANGIAN_KEYS: &str = "q0, v0, mass or mass_diagonal, stiffness, damping, fext";
 const FIRST_ORDER_KEYS: &str = "x0, A, b";
+const ARM_KEYS: &str = "q0, v0, lengths, masses, inertias, gravity";
 
-fn system(ctx: Ctx<'_>, e: &SystemEntry, span: std::ops::Range<usize>) -> Result<DynamicalSystem> {
+/// Refuses the two-link arm's keys on another system type.
+fn refuse_arm_keys(ctx: Ctx<'_>, e: &SystemEntry, kind: &str, keys: &str) -> Result<()> {
+    for (v, key) in [
+        (&e.lengths, "lengths"),
+        (&e.masses, "masses"),
+        (&e.inertias, "inertias"),
+    ] {
+        refuse(ctx, v, key, kind, keys)?;
+    }
+    refuse(ctx, &e.gravity, "gravity", kind, keys)
+}
+
+/// A two-link arm's data from its entry: two values per vector.
+fn arm_data(ctx: Ctx<'_>, e: &SystemEntry, span: std::ops::Range<usize>) -> Result<TwoLinkArm> {
+    let kind = "a two_link_arm system";
+    let pair = |key: &str, v: &Option<toml::Spanned<_>>| -> Result<[f64; 2]> {
+        let v: &super::schema::SVec = required(ctx, v, span.clone(), key, kind)?;
+        let x = ctx.vector(v, key)?;
+        if x.len() != 2 {
+            return Err(ScenarioError::Invalid {
+                at: ctx.at(v.span()),
+                reason: format!("`{key}` of a two_link_arm has two values, got {}", x.len()),
+            });
+        }
+        Ok([x[0], x[1]])
+    };
+    let lengths = pair("lengths", &e.lengths)?;
+    let masses = pair("masses", &e.masses)?;
+    let inertias = pair("inertias", &e.inertias)?;
+    let gravity = match &e.gravity {
+        Some(g) => ctx.number(g, "gravity")?,
+        None => 9.81,
+    };
+    TwoLinkArm::new(lengths, masses, inertias, gravity).map_err(|source| ScenarioError::Model {
+        at: ctx.at(span),
+        source,
+    })
+}
+
+fn system(
+    ctx: Ctx<'_>,
+    e: &SystemEntry,
+    span: std::ops::Range<usize>,
+) -> Result<(DynamicalSystem, Option<TwoLinkArm>)> {
     match e.kind.get_ref().as_str() {
+        "two_link_arm" => {
+            let kind = "a two_link_arm system";
+            refuse(ctx, &e.x0, "x0", kind, ARM_KEYS)?;
+            refuse(ctx, &e.a, "A", kind, ARM_KEYS)?;
+            refuse(ctx, &e.b, "b", kind, ARM_KEYS)?;
+            refuse(ctx, &e.mass_diagonal, "mass_diagonal", kind, ARM_KEYS)?;
+            refuse(ctx, &e.fext, "fext", kind, ARM_KEYS)?;
+            for (m, key) in [
+                (&e.mass, "mass"),
+                (&e.stiffness, "stiffness"),
+                (&e.damping, "damping"),
+            ] {
+                refuse(ctx, m, key, kind, ARM_KEYS)?;
+            }
+            let arm = arm_data(ctx, e, span.clone())?;
+            let q0 = ctx.vector(required(ctx, &e.q0, span, "q0", kind)?, "q0")?;
+            let v0 = match &e.v0 {
+                Some(v) => ctx.vector(v, "v0")?,
+                None => DVector::zeros(q0.len()),
+            };
+            Ok((arm.system(q0, v0).into(), Some(arm)))
+        }
         "lagrangian_linear" => {
             let kind = "a lagrangian_linear system";
+            refuse_arm_keys(ctx, e, kind, LAGRANGIAN_KEYS)?;
             refuse(ctx, &e.x0, "x0", kind, LAGRANGIAN_KEYS)?;
             refuse(ctx, &e.a, "A", kind, LAGRANGIAN_KEYS)?;
             refuse(ctx, &e.b, "b", kind, LAGRANGIAN_KEYS)?;
@@ -146,10 +214,11 @@ fn system(ctx: Ctx<'_>, e: &SystemEntry, span: std::ops::Range<usize>) -> Result
             if let Some(f) = &e.fext {
                 ds = ds.with_fext(ctx.time_vector(f, "fext")?);
             }
-            Ok(ds.into())
+            Ok((ds.into(), None))
         }
         "first_order_linear" => {
             let kind = "a first_order_linear system";
+            refuse_arm_keys(ctx, e, kind, FIRST_ORDER_KEYS)?;
             for (v, key) in [
                 (&e.q0, "q0"),
                 (&e.v0, "v0"),
@@ -171,21 +240,68 @@ fn system(ctx: Ctx<'_>, e: &SystemEntry, span: std::ops::Range<usize>) -> Result
             if let Some(b) = &e.b {
                 ds = ds.with_b(ctx.time_vector(b, "b")?);
             }
-            Ok(ds.into())
+            Ok((ds.into(), None))
         }
         other => Err(ScenarioError::Invalid {
             at: ctx.at(e.kind.span()),
             reason: format!(
-                "unknown system type `{other}` (types: lagrangian_linear, first_order_linear)"
+                "unknown system type `{other}` \
+                 (types: lagrangian_linear, first_order_linear, two_link_arm)"
             ),
         }),
     }
 }
 
-fn relation(ctx: Ctx<'_>, r: &toml::Spanned<RelationTable>) -> Result<Relation> {
+fn relation(
+    ctx: Ctx<'_>,
+    r: &toml::Spanned<RelationTable>,
+    arm: Option<(&str, TwoLinkArm)>,
+) -> Result<Relation> {
     let span = r.span();
     let r = r.get_ref();
-    match r.kind.get_ref().as_str() {
+    let kind_name = r.kind.get_ref().as_str();
+    if kind_name != "two_link_arm_height" {
+        let kind = format!("a {kind_name} relation");
+        refuse(ctx, &r.point, "point", &kind, "see docs/scenarios.md")?;
+    }
+    match kind_name {
+        "two_link_arm_height" => {
+            let kind = "a two_link_arm_height relation";
+            let keys = "point";
+            for (m, key) in [
+                (&r.h, "H"),
+                (&r.c, "C"),
+                (&r.b_matrix, "B"),
+                (&r.d, "D"),
+                (&r.f, "F"),
+            ] {
+                refuse(ctx, m, key, kind, keys)?;
+            }
+            refuse(ctx, &r.b, "b", kind, keys)?;
+            refuse(ctx, &r.e, "e", kind, keys)?;
+            let Some((_, arm)) = arm else {
+                return Err(ScenarioError::Invalid {
+                    at: ctx.at(r.kind.span()),
+                    reason: "a two_link_arm_height relation acts on one system of type \
+                             two_link_arm"
+                        .into(),
+                });
+            };
+            let point = match &r.point {
+                None => ArmPoint::Tip,
+                Some(p) => match ctx.render(p, "point")?.as_str() {
+                    "tip" => ArmPoint::Tip,
+                    "elbow" => ArmPoint::Elbow,
+                    other => {
+                        return Err(ScenarioError::Invalid {
+                            at: ctx.at(p.span()),
+                            reason: format!("point `{other}`: expected `tip` or `elbow`"),
+                        })
+                    }
+                },
+            };
+            Ok(arm.height_relation(point).into())
+        }
         "lagrangian_linear" => {
             let kind = "a lagrangian_linear relation";
             let keys = "H, b";
@@ -222,7 +338,8 @@ fn relation(ctx: Ctx<'_>, r: &toml::Spanned<RelationTable>) -> Result<Relation> 
         other => Err(ScenarioError::Invalid {
             at: ctx.at(r.kind.span()),
             reason: format!(
-                "unknown relation type `{other}` (types: lagrangian_linear, first_order_linear)"
+                "unknown relation type `{other}` \
+                 (types: lagrangian_linear, first_order_linear, two_link_arm_height)"
             ),
         }),
     }
@@ -304,6 +421,7 @@ fn interaction(
     ctx: Ctx<'_>,
     b: &mut ModelBuilder,
     ids: &HashMap<String, SystemId>,
+    arms: &HashMap<SystemId, TwoLinkArm>,
     e: &InteractionEntry,
     span: std::ops::Range<usize>,
 ) -> Result<()> {
@@ -335,7 +453,11 @@ fn interaction(
             }
         }
     }
-    let rel = relation(ctx, &e.relation)?;
+    let arm = match systems.as_slice() {
+        [one] => arms.get(one).map(|a| (name.as_str(), *a)),
+        _ => None,
+    };
+    let rel = relation(ctx, &e.relation, arm)?;
     let law = law(ctx, &e.law, rel.output_dim())?;
     b.add_interaction(&name, &systems, rel, law)
         .map_err(|source| model_error(ctx, span, source))?;
@@ -379,6 +501,7 @@ pub(super) fn build(
 
     let mut builder = ModelBuilder::new();
     let mut ids: HashMap<String, SystemId> = HashMap::new();
+    let mut arms: HashMap<SystemId, TwoLinkArm> = HashMap::new();
     for entry in &file.systems {
         let span = entry.span();
         let e = entry.get_ref();
@@ -392,10 +515,13 @@ pub(super) fn build(
                 ..ctx
             };
             let name = ctx.render(&e.name, "the name")?;
-            let ds = system(ctx, e, span.clone())?;
+            let (ds, arm) = system(ctx, e, span.clone())?;
             let id = builder
                 .add_system(&name, ds)
                 .map_err(|source| model_error(ctx, span.clone(), source))?;
+            if let Some(arm) = arm {
+                arms.insert(id, arm);
+            }
             places.systems.insert(name.clone(), ctx.at(span.clone()));
             ids.insert(name, id);
         }
@@ -412,7 +538,7 @@ pub(super) fn build(
                 },
                 ..ctx
             };
-            interaction(ctx, &mut builder, &ids, e, span.clone())?;
+            interaction(ctx, &mut builder, &ids, &arms, e, span.clone())?;
         }
     }
     let model = Arc::new(builder.build());

@@ -162,7 +162,7 @@ pub struct SimulationTable {
 pub struct SystemEntry {
     /// Name (a template when `repeat` is given).
     pub name: SStr,
-    /// `lagrangian_linear` or `first_order_linear`.
+    /// `lagrangian_linear`, `first_order_linear` or `two_link_arm`.
     #[serde(rename = "type")]
     pub kind: SStr,
     /// Instantiate the entry for each value of an index.
@@ -188,6 +188,14 @@ pub struct SystemEntry {
     pub a: Option<SMat>,
     /// First order: b (may use `t`).
     pub b: Option<SVec>,
+    /// Two-link arm: l₁, l₂ (m).
+    pub lengths: Option<SVec>,
+    /// Two-link arm: m₁, m₂ (kg).
+    pub masses: Option<SVec>,
+    /// Two-link arm: I₁, I₂ about the links' centres of mass (kg·m²).
+    pub inertias: Option<SVec>,
+    /// Two-link arm: g (m/s²).
+    pub gravity: Option<SQ>,
 }
 
 /// One `[[interactions]]` entry.
@@ -232,6 +240,8 @@ pub struct RelationTable {
     pub f: Option<SMat>,
     /// First order: e.
     pub e: Option<SVec>,
+    /// Two-link arm height: `tip` or `elbow`.
+    pub point: Option<SStr>,
 }
 
 /// `law = { type = …, … }`.

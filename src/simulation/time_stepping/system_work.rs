@@ -309,9 +309,6 @@ impl SystemWork {
                 (d.f)(t0, &self.q_start, &mut self.f_start);
             }
             DynamicalSystem::LagrangianNonlinear(d) => {
-                if let Mass::Function(mf) = &d.mass {
-                    mf(&self.q_start, &mut self.mass);
-                }
                 lagrangian_forces(
                     d,
                     t0,
@@ -543,11 +540,20 @@ impl SystemWork {
             }
             DynamicalSystem::LagrangianNonlinear(d) => {
                 // q(v) = q_k + h((1−θ)v_k + θv);
-                // R(v) = M(q_k)(v − v_k) − h[θF(t₁, q(v), v) + (1−θ)F_k + g];
-                // W = M(q_k) − hθ(∂F/∂v + hθ ∂F/∂q).
+                // R(v) = M(q_θ)(v − v_k) − h[θF(t₁, q(v), v) + (1−θ)F_k + g];
+                // W = M(q_θ) − hθ(∂F/∂v + hθ ∂F/∂q), with M(q) taken at
+                // q_θ = q_k + θ(q(v) − q_k), the θ-point of the step (at q_k
+                // the scheme would be first order only); the derivative of
+                // M(q_θ) with respect to v is left out of W.
                 for i in 0..n {
                     self.s4[i] = self.q_start[i]
                         + h * ((1.0 - theta) * self.v_start[i] + theta * self.iterate[i]);
+                }
+                if let Mass::Function(mf) = &d.mass {
+                    for i in 0..n {
+                        self.s3[i] = self.q_start[i] + theta * (self.s4[i] - self.q_start[i]);
+                    }
+                    mf(&self.s3, &mut self.mass);
                 }
                 lagrangian_forces(d, t1, &self.s4, &self.iterate, &mut self.s2, &mut self.s1);
                 // m2 ← ∂F/∂v + hθ ∂F/∂q.
