@@ -130,6 +130,15 @@ struct SensorRt {
     /// For a sensor fed from outside the loop: the value held, which its
     /// captures read in place of C x.
     fed: Option<Vec<f64>>,
+    /// Interactions whose λ follow C x in the measurement.
+    contacts: Vec<InteractionId>,
+}
+
+impl SensorRt {
+    /// The size of the measurement: the rows of C and the contacts' λ.
+    fn dim(&self) -> usize {
+        self.captured.len()
+    }
 }
 
 struct ObserverRt {
@@ -278,8 +287,44 @@ impl ControlLoopBuilder {
             has_value: false,
             line: None,
             fed: None,
+            contacts: Vec::new(),
         });
         Ok(SensorId(self.sensors.len() - 1))
+    }
+
+    /// Appends the multipliers λ of `interactions` to a sensor's measurement:
+    /// y = (C x; λ₁; …; λ_k), each λᵢ as the plant reports it at the capture
+    /// (for an impact law under time-stepping, the impulse of the step just
+    /// done, N·s). A switching law learns from them when its contact opens
+    /// and closes. Observers cannot read such a sensor.
+    pub fn set_sensor_contacts(
+        &mut self,
+        sensor: SensorId,
+        interactions: &[InteractionId],
+    ) -> Result<(), ControlError> {
+        let model = self.model.clone();
+        let s = self
+            .sensors
+            .get_mut(sensor.0)
+            .ok_or_else(|| ControlError::BadReference(format!("no sensor {}", sensor.0)))?;
+        let mut extra = 0;
+        for &i in interactions {
+            if i.0 >= model.interactions().len() {
+                return Err(ControlError::BadReference(format!(
+                    "{}: no interaction {}",
+                    s.name, i.0
+                )));
+            }
+            extra += model.interaction(i).relation.output_dim();
+        }
+        let p = s.c.nrows() + extra;
+        s.contacts = interactions.to_vec();
+        s.captured = vec![0.0; p];
+        s.delivered = vec![0.0; p];
+        if s.fed.is_some() {
+            s.fed = Some(vec![0.0; p]);
+        }
+        Ok(())
     }
 
     /// Makes a sensor read a value set from outside the loop
@@ -292,7 +337,7 @@ impl ControlLoopBuilder {
             .sensors
             .get_mut(sensor.0)
             .ok_or_else(|| ControlError::BadReference(format!("no sensor {}", sensor.0)))?;
-        s.fed = Some(vec![0.0; s.c.nrows()]);
+        s.fed = Some(vec![0.0; s.dim()]);
         Ok(())
     }
 
@@ -547,7 +592,7 @@ impl ControlLoopBuilder {
             )?;
             if delay > 0 {
                 let capacity = (delay / period + 2) as usize;
-                s.line = Some(DelayLine::new(s.c.nrows(), capacity));
+                s.line = Some(DelayLine::new(s.dim(), capacity));
                 let name = format!("{}.delivery", s.name);
                 register(
                     &mut plant,
@@ -563,6 +608,15 @@ impl ControlLoopBuilder {
         // Observers.
         for (k, o) in observers.iter_mut().enumerate() {
             let s = &sensors[o.sensor];
+            if !s.contacts.is_empty() {
+                return Err(ControlError::Unsupported {
+                    object: o.name.clone(),
+                    reason: format!(
+                        "sensor `{}` also measures contact multipliers; an observer reads C x only",
+                        s.name
+                    ),
+                });
+            }
             let nx = state_dim(&model, s.system);
             let a = linear_state_matrix(&model, s.system);
             let setup = ObserverSetup {
@@ -603,7 +657,7 @@ impl ControlLoopBuilder {
         for (k, c) in controllers.iter_mut().enumerate() {
             let measurement_dim = match c.measurement {
                 Measurement::None => 0,
-                Measurement::Sensor(s) => sensors[s.0].c.nrows(),
+                Measurement::Sensor(s) => sensors[s.0].dim(),
                 Measurement::Observer(o) => observers[o.0].law.estimate().len(),
             };
             let plant_lin = match &c.input {
@@ -811,8 +865,15 @@ impl ControlLoop {
         let v = self.plant.v(s.system);
         s.state[..q.len()].copy_from_slice(q);
         s.state[q.len()..].copy_from_slice(v);
-        // y = C x (+ D u).
-        for (i, y) in s.captured.iter_mut().enumerate() {
+        // y = C x (+ D u), then the contacts' λ.
+        let p = s.c.nrows();
+        let mut at = p;
+        for &i in &s.contacts {
+            let l = self.plant.lambda(i);
+            s.captured[at..at + l.len()].copy_from_slice(l);
+            at += l.len();
+        }
+        for (i, y) in s.captured[..p].iter_mut().enumerate() {
             let mut acc = 0.0;
             for (j, x) in s.state.iter().enumerate() {
                 acc += s.c[(i, j)] * x;
@@ -821,7 +882,7 @@ impl ControlLoop {
         }
         if let Some((d, c)) = &s.feedthrough {
             let u = &self.controllers[*c].applied;
-            for (i, y) in s.captured.iter_mut().enumerate() {
+            for (i, y) in s.captured[..p].iter_mut().enumerate() {
                 for (j, uj) in u.iter().enumerate() {
                     *y += d[(i, j)] * uj;
                 }

@@ -16,7 +16,7 @@ use crate::control::{
     ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, InputMap, LawCatalog, LawParams,
     LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
 };
-use crate::modelling::{Model, SystemId};
+use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
 
 #[derive(Debug, Clone)]
@@ -24,6 +24,7 @@ struct SensorPlan {
     name: String,
     system: SystemId,
     c: DMatrix<f64>,
+    contacts: Vec<InteractionId>,
     timing: Timing,
     at: Place,
 }
@@ -237,10 +238,30 @@ pub(super) fn plan(
     for entry in &file.sensors {
         let e = entry.get_ref();
         let system = system_ref(ctx, model, &e.system)?;
+        let mut contacts = Vec::new();
+        for n in e.contacts.iter().flat_map(|l| l.get_ref()) {
+            let id = model.interaction_id(n.get_ref()).ok_or_else(|| {
+                let known: Vec<&str> = model
+                    .interactions()
+                    .iter()
+                    .map(|i| i.name.as_str())
+                    .collect();
+                invalid(
+                    ctx.at(n.span()),
+                    format!(
+                        "no interaction is named `{}` (interactions: {})",
+                        n.get_ref(),
+                        known.join(", ")
+                    ),
+                )
+            })?;
+            contacts.push(id);
+        }
         plan.sensors.push(SensorPlan {
             name: e.name.get_ref().clone(),
             system,
             c: ctx.matrix(&e.c, "C")?,
+            contacts,
             timing: timing(ctx, &e.period, &e.offset, &e.delay)?,
             at: ctx.at(entry.span()),
         });
@@ -365,15 +386,20 @@ pub(super) fn instantiate(
 ) -> Result<ControlLoop> {
     let mut lb = ControlLoopBuilder::new(Arc::clone(model));
     for s in &plan.sensors {
-        lb.add_sensor(
-            &s.name,
-            SensorSpec {
-                system: s.system,
-                c: s.c.clone(),
-                timing: s.timing,
-            },
-        )
-        .map_err(|e| located(&s.at, e, places))?;
+        let id = lb
+            .add_sensor(
+                &s.name,
+                SensorSpec {
+                    system: s.system,
+                    c: s.c.clone(),
+                    timing: s.timing,
+                },
+            )
+            .map_err(|e| located(&s.at, e, places))?;
+        if !s.contacts.is_empty() {
+            lb.set_sensor_contacts(id, &s.contacts)
+                .map_err(|e| located(&s.at, e, places))?;
+        }
     }
     for &s in fed {
         lb.feed_sensor_from_input(s)

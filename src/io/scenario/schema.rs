@@ -301,6 +301,8 @@ pub struct SensorEntry {
     /// C.
     #[serde(rename = "C")]
     pub c: SMat,
+    /// Interactions whose λ follow C x in the measurement.
+    pub contacts: Option<Spanned<Vec<SStr>>>,
     /// Sampling period.
     pub period: SQ,
     /// First instant after t0.
