@@ -3,6 +3,7 @@
 use nonsmooth::control::{ControlError, Controller, LawCatalog, LawParams, Observer};
 
 use crate::luenberger::Luenberger;
+use crate::manipulator::ManipulatorSwitching;
 use crate::pid::Pid;
 use crate::sliding_observer::SlidingObserver;
 use crate::smc::{ExplicitSmc, ImplicitSmc, ImprovedSmc, Ot2Smc};
@@ -10,7 +11,7 @@ use crate::super_twisting::SuperTwisting;
 use crate::twisting::{Twisting, TwistingVariant};
 
 /// Names of the controller laws, as [`Catalog`] knows them.
-pub const CONTROLLER_LAWS: [&str; 10] = [
+pub const CONTROLLER_LAWS: [&str; 11] = [
     "pid",
     "smc_implicit",
     "smc_explicit",
@@ -21,6 +22,7 @@ pub const CONTROLLER_LAWS: [&str; 10] = [
     "twisting_explicit",
     "super_twisting_explicit",
     "super_twisting_implicit",
+    "manipulator_switching",
 ];
 
 /// Names of the observer laws, as [`Catalog`] knows them.
@@ -67,6 +69,7 @@ impl LawCatalog for Catalog {
             "twisting_explicit" => Box::new(Twisting::from_params(TwistingVariant::Explicit, p)?),
             "super_twisting_explicit" => Box::new(SuperTwisting::from_params(false, p)?),
             "super_twisting_implicit" => Box::new(SuperTwisting::from_params(true, p)?),
+            "manipulator_switching" => Box::new(ManipulatorSwitching::from_params(p)?),
             _ => {
                 return Err(ControlError::BadReference(format!(
                     "{}: unknown controller law `{law}` (known: {})",

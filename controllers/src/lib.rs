@@ -8,6 +8,7 @@
 //! | sliding mode on σ = C_s x | `smc_implicit`, `smc_explicit`, `smc_ot2`, `smc_improved` | [`smc`] |
 //! | twisting (σ of relative degree 2) | `twisting_implicit`, `twisting_regular`, `twisting_explicit` | [`twisting`] |
 //! | super-twisting (relative degree 1) | `super_twisting_explicit`, `super_twisting_implicit` | [`super_twisting`] |
+//! | switching tracking of a two-link arm with impacts | `manipulator_switching` | [`manipulator`] |
 //! | observers | `luenberger`, `sliding_observer` | [`luenberger`], [`sliding_observer`] |
 //!
 //! Each module documents the discrete-time equations of its laws. T is
@@ -27,6 +28,7 @@
 mod catalog;
 mod linalg;
 pub mod luenberger;
+pub mod manipulator;
 pub mod pid;
 pub mod sliding_observer;
 pub mod smc;
@@ -35,6 +37,7 @@ pub mod twisting;
 
 pub use catalog::{Catalog, CONTROLLER_LAWS, OBSERVER_LAWS};
 pub use luenberger::Luenberger;
+pub use manipulator::ManipulatorSwitching;
 pub use pid::{AntiWindup, Gain, Pid};
 pub use sliding_observer::SlidingObserver;
 pub use smc::{ExplicitSmc, ImplicitSmc, ImprovedSmc, Ot2Smc};
