@@ -37,6 +37,15 @@ fn minimal(law: &str) -> (Vec<(&'static str, LawValue)>, usize) {
         "super_twisting_explicit" | "super_twisting_implicit" => {
             (vec![("lambda", Scalar(2.0)), ("w", Scalar(3.0))], 1)
         }
+        // Measured on a two-link arm: (θ, θ̇, contact impulse).
+        "manipulator_switching" => (
+            vec![
+                ("lengths", Vector(vec![0.5, 0.5])),
+                ("masses", Vector(vec![1.0, 1.0])),
+                ("inertias", Vector(vec![1.0, 1.0])),
+            ],
+            5,
+        ),
         _ => unreachable!("{law}"),
     }
 }
@@ -65,6 +74,22 @@ fn every_law_is_created_by_name_and_initialises() {
         let mut c = Catalog.controller(law, &params).unwrap();
         assert_eq!(c.law(), law);
         assert!(params.unused().is_empty(), "{law}: {:?}", params.unused());
+        if law == "manipulator_switching" {
+            let arm = ControllerSetup {
+                input_dim: 2,
+                state_dim: 4,
+                plant: None,
+                ..setup(p)
+            };
+            c.initialize(&arm).unwrap();
+            let mut u = [0.0; 2];
+            c.compute(0.0, &[0.9, -1.6, 0.0, 0.0, 0.0], &mut u).unwrap();
+            assert!(u.iter().all(|x| x.is_finite()));
+            // The double integrator is refused.
+            let mut c = Catalog.controller(law, &params).unwrap();
+            assert!(c.initialize(&setup(2)).is_err());
+            continue;
+        }
         c.initialize(&setup(p)).unwrap();
         let mut u = [0.0];
         c.compute(0.0, &[0.3, -0.1][..p], &mut u).unwrap();
