@@ -117,7 +117,7 @@ fn cubic(a: f64, va: f64, b: f64, d: f64, s: f64) -> (f64, f64, f64) {
 fn solve2(m: &[[f64; 2]; 2], b: [f64; 2]) -> Option<[f64; 2]> {
     let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
     let scale = (m[0][0].abs() + m[0][1].abs()) * (m[1][0].abs() + m[1][1].abs());
-    if !(det.abs() > 1e-12 * scale) {
+    if det.abs() <= 1e-12 * scale || det.is_nan() {
         return None;
     }
     Some([
