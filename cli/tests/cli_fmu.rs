@@ -736,3 +736,32 @@ fn a_sliding_mode_loop_split_into_two_fmus_in_libcosim_is_the_loop_with_one_step
         assert!(last[4].abs() < 0.01, "{law}: σ = {}", last[4]);
     }
 }
+
+#[test]
+fn fmpy_simulates_the_manipulator_loop_like_the_native_run() {
+    // The nonlinear arm, its impacts and the switching controller (phase,
+    // reference, impact count as outputs) through one cycle, h = 1e-3,
+    // communication every 10 steps.
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sets = ["step=0.001", "cycles=1"];
+    let fmu = export(d, "manipulator.toml", &sets);
+    let out = tool(&venv, "fmpy", &["validate", fmu.to_str().unwrap()]);
+    assert!(
+        out.status.success() && stdout(&out).contains("No problems found"),
+        "fmpy validate: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let native = native_run(d, "manipulator.toml", &sets);
+    let (header, rows) = read_csv(&native);
+    let phase = header
+        .iter()
+        .position(|h| h == "controller.phase[0]")
+        .expect("the phase is recorded");
+    assert!(rows.iter().any(|r| r[phase] == 2.0), "no constrained phase");
+    let csv = d.join("fmpy.csv");
+    fmpy_simulate(&venv, &fmu, "0.01", &[], &csv);
+    compare_with_native(&csv, &native, 1);
+}
