@@ -401,18 +401,10 @@ impl Tape {
     fn run_many<const R: usize>(&self, ts: &[f64], out: &mut [f64]) {
         let dim = self.outputs.len();
         let mask = R - 1;
-        let mut r = [[0.0f64; BATCH]; R];
-        for (chunk, (ts, out)) in ts
-            .chunks(BATCH)
-            .zip(out.chunks_mut(BATCH * dim))
-            .enumerate()
-        {
+        // The constants' registers hold their values in every lane.
+        let mut r: [[f64; BATCH]; R] = std::array::from_fn(|k| [self.init[k]; BATCH]);
+        for (ts, out) in ts.chunks(BATCH).zip(out.chunks_mut(BATCH * dim)) {
             let n = ts.len();
-            if chunk == 0 {
-                for (reg, &x) in r.iter_mut().zip(&self.init) {
-                    reg.fill(x);
-                }
-            }
             r[0][..n].copy_from_slice(ts);
             for ins in &self.code {
                 let (a, b, d) = (
