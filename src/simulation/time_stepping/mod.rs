@@ -412,6 +412,9 @@ impl TimeStepping {
             };
             sys.push(SystemWork::new(&s.name, &s.ds, scheme, h, theta)?);
         }
+        for (w, s) in sys.iter_mut().zip(model.systems()) {
+            w.set_clock(&s.ds, base, step_ticks, end_tick);
+        }
         let mut inters: Vec<InteractionWork> = model
             .interactions()
             .iter()
@@ -521,7 +524,7 @@ impl TimeStepping {
         );
         let step = self.stats.steps + 1;
         if self.all_linear {
-            return self.integrate_linear(t0, t1, step);
+            return self.integrate_linear(tick1, t0, t1, step);
         }
         let model = Arc::clone(&self.model);
         // One pass: start values, then the first free state.
@@ -631,7 +634,13 @@ impl TimeStepping {
     /// for the zero-order hold), assembled in place. The same operations as
     /// the general path, in the same order. A step that fails leaves the
     /// state of its start.
-    fn integrate_linear(&mut self, t0: f64, t1: f64, step: u64) -> Result<(), SimulationError> {
+    fn integrate_linear(
+        &mut self,
+        tick1: i64,
+        t0: f64,
+        t1: f64,
+        step: u64,
+    ) -> Result<(), SimulationError> {
         let (h, theta, gamma) = (
             self.settings.step,
             self.settings.theta,
@@ -653,6 +662,7 @@ impl TimeStepping {
             // Uncoupled systems: each one's whole step in one pass.
             for (k, (w, s)) in sys.iter_mut().zip(model.systems()).enumerate() {
                 w.prepare_linear_step(&s.ds, t1, h, theta)?;
+                w.tick1 = tick1;
                 if !w.linear_step_alone(&s.ds, t0, t1, h, theta)? {
                     let object = w.name.clone();
                     sys[..=k].iter_mut().for_each(SystemWork::restore_start);
@@ -685,6 +695,7 @@ impl TimeStepping {
         // step here (its unknown is the free one).
         for k in 0..sys.len() {
             let (w, ds) = (&mut sys[k], &model.systems()[k].ds);
+            w.tick1 = tick1;
             w.swap_start();
             w.compute_free(ds, t0, t1, h, theta)?;
             let alone = !(any_active && coupled[k]);

@@ -9,8 +9,9 @@ use nalgebra::DMatrix;
 
 use super::{small, SimulationError};
 use crate::modelling::dynamical_system::{DynamicalSystem, Mass};
-use crate::modelling::functions::fd_step;
+use crate::modelling::functions::{fd_step, TimeVectorBatch};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
+use crate::simulation::clock::TimeBase;
 
 /// The one-step scheme of a system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,56 @@ pub(crate) enum Scheme {
     /// Zero-order hold for ẋ = A x + b(t) + g + r with constant A: exact for
     /// the A part, with b(t_{k+1}), g and r held over the step.
     ZeroOrderHold,
+}
+
+/// Steps whose b(t_{k+1}) a zero-order-hold system takes in one call.
+const AHEAD: usize = 32;
+
+/// b(t) of a zero-order-hold system taken for the next [`AHEAD`] steps in one
+/// call of its batched evaluation ([`TimeVectorBatch`]): b depends on t
+/// only, so the values at the ends of the coming steps, t_j = seconds(tick_j),
+/// are those the steps would compute one by one. A step whose end is not
+/// the next one in store (the first step, a restored state) refills the
+/// store from its own end on.
+struct Ahead {
+    batch: TimeVectorBatch,
+    base: TimeBase,
+    /// Ticks per step, and the last tick of the run.
+    step: i64,
+    end: i64,
+    /// The tick of the end of the step `values[next·n..]` is for.
+    next_tick: i64,
+    next: usize,
+    len: usize,
+    ts: Vec<f64>,
+    values: Vec<f64>,
+}
+
+impl Ahead {
+    /// out ← b(seconds(tick)).
+    #[inline(always)]
+    fn take(&mut self, tick: i64, out: &mut [f64]) {
+        let n = out.len();
+        if tick != self.next_tick || self.next >= self.len {
+            self.refill(tick, n);
+        }
+        small::copy(out, &self.values[self.next * n..(self.next + 1) * n]);
+        self.next += 1;
+        self.next_tick += self.step;
+    }
+
+    #[cold]
+    fn refill(&mut self, tick: i64, n: usize) {
+        let left = ((self.end - tick) / self.step).max(0) as usize + 1;
+        let len = left.min(AHEAD);
+        for (j, t) in self.ts[..len].iter_mut().enumerate() {
+            *t = self.base.seconds(tick + j as i64 * self.step);
+        }
+        (self.batch.0)(&self.ts[..len], &mut self.values[..len * n]);
+        self.len = len;
+        self.next = 0;
+        self.next_tick = tick;
+    }
 }
 
 pub(crate) struct SystemWork {
@@ -86,6 +137,10 @@ pub(crate) struct SystemWork {
     /// it is computed once and the free velocity is v_free = v_k + Δv (the
     /// same operations as the general formula, hence the same values).
     free_increment: Option<Vec<f64>>,
+    /// Zero-order hold with a batched b: b for the coming steps.
+    ahead: Option<Ahead>,
+    /// The tick of t_{k+1}, set before a linear step.
+    pub tick1: i64,
 }
 
 impl SystemWork {
@@ -153,6 +208,8 @@ impl SystemWork {
             control: vec![0.0; n],
             has_control: false,
             free_increment: None,
+            ahead: None,
+            tick1: 0,
         };
         match ds {
             DynamicalSystem::LagrangianLinearTi(d) => {
@@ -226,6 +283,28 @@ impl SystemWork {
             DynamicalSystem::FirstOrderNonlinear(_) => {}
         }
         Ok(work)
+    }
+
+    /// Gives a zero-order-hold system whose b is also given at many instants
+    /// at once ([`TimeVectorBatch`]) the clock of the run, so that its linear
+    /// steps take b for [`AHEAD`] steps in one call: `step` ticks per step,
+    /// the last step ending at tick `end`.
+    pub fn set_clock(&mut self, ds: &DynamicalSystem, base: TimeBase, step: i64, end: i64) {
+        if let (Scheme::ZeroOrderHold, DynamicalSystem::FirstOrderLinear(d)) = (self.scheme, ds) {
+            if let (Some(_), Some(batch)) = (&d.b, &d.b_batch) {
+                self.ahead = Some(Ahead {
+                    batch: batch.clone(),
+                    base,
+                    step,
+                    end,
+                    next_tick: i64::MIN,
+                    next: 0,
+                    len: 0,
+                    ts: vec![0.0; AHEAD],
+                    values: vec![0.0; AHEAD * self.n],
+                });
+            }
+        }
     }
 
     /// True when W is constant (factored once).
@@ -370,9 +449,10 @@ impl SystemWork {
                     small::matvec(phi, &self.q_start, &mut self.q);
                     let b = d.b.as_ref();
                     if b.is_some() || self.has_control {
-                        match b {
-                            Some(b) => b.eval(t1, &mut self.s1),
-                            None => self.s1.fill(0.0),
+                        match (b, &mut self.ahead) {
+                            (Some(_), Some(ahead)) => ahead.take(self.tick1, &mut self.s1),
+                            (Some(b), None) => b.eval(t1, &mut self.s1),
+                            (None, _) => self.s1.fill(0.0),
                         }
                         if self.has_control {
                             small::add(&mut self.s1, &self.control);
