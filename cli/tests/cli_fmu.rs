@@ -292,13 +292,7 @@ fn fmpy_validates_and_simulates_like_the_native_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let fmu = export(d, "bouncing_ball.toml", &[]);
-    let out = tool(&venv, "fmpy", &["validate", fmu.to_str().unwrap()]);
-    assert!(
-        out.status.success() && stdout(&out).contains("No problems found"),
-        "fmpy validate: {}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    fmpy_validate(&venv, &fmu);
 
     let native = native_run(d, "bouncing_ball.toml", &[]);
     for (interval, every) in [("0.005", 1), ("0.05", 10)] {
@@ -522,6 +516,18 @@ fn native_run(dir: &Path, scenario: &str, sets: &[&str]) -> PathBuf {
 
 /// `fmpy simulate FMU --output-interval INTERVAL [--start-values NAME VALUE...]
 /// --output-file CSV`, which must succeed.
+/// `fmpy validate` on an FMU must find no problem.
+fn fmpy_validate(venv: &Path, fmu: &Path) {
+    let out = tool(venv, "fmpy", &["validate", fmu.to_str().unwrap()]);
+    assert!(
+        out.status.success() && stdout(&out).contains("No problems found"),
+        "fmpy validate {}: {}{}",
+        fmu.display(),
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
 fn fmpy_simulate(venv: &Path, fmu: &Path, interval: &str, start_values: &[&str], csv: &Path) {
     let mut args = vec![
         "simulate",
@@ -572,13 +578,7 @@ fn fmpy_validates_and_simulates_the_sliding_mode_loops_like_the_native_run() {
         let sub = d.join(k.to_string());
         fs::create_dir_all(&sub).unwrap();
         let fmu = export(&sub, scenario, sets);
-        let out = tool(&venv, "fmpy", &["validate", fmu.to_str().unwrap()]);
-        assert!(
-            out.status.success() && stdout(&out).contains("No problems found"),
-            "fmpy validate {scenario}: {}{}",
-            stdout(&out),
-            stderr(&out)
-        );
+        fmpy_validate(&venv, &fmu);
         let native = native_run(&sub, scenario, sets);
         let (header, _) = read_csv(&native);
         for column in [
@@ -747,13 +747,7 @@ fn fmpy_simulates_the_manipulator_loop_like_the_native_run() {
     let d = dir.path();
     let sets = ["step=0.001", "cycles=1"];
     let fmu = export(d, "manipulator.toml", &sets);
-    let out = tool(&venv, "fmpy", &["validate", fmu.to_str().unwrap()]);
-    assert!(
-        out.status.success() && stdout(&out).contains("No problems found"),
-        "fmpy validate: {}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    fmpy_validate(&venv, &fmu);
     let native = native_run(d, "manipulator.toml", &sets);
     let (header, rows) = read_csv(&native);
     let phase = header
