@@ -54,7 +54,6 @@ fn run(sets: &[(&str, f64)]) -> Run {
     let (mut length, mut impacts, mut first_impact) = (f64::NAN, 0.0, f64::NAN);
     let mut first_jump = 0.0f64;
     let mut tracking = 0.0f64;
-    let mut seen_impacts = 0.0;
     while let StepOutcome::Advanced { t, .. } = cl.step().expect("the run succeeds") {
         let sig = |n: &str| cl.controller_signal(ctl, n).unwrap();
         let tr = sig("transition");
@@ -71,7 +70,6 @@ fn run(sets: &[(&str, f64)]) -> Run {
             if count == 1.0 && cl.plant().lambda(ground)[0] == 0.0 {
                 first_jump = first_jump.max(arm.tip(cl.plant().q(arm_id))[1]);
             }
-            seen_impacts = count;
         }
         if (5.5..=7.4).contains(&t) {
             let p = arm.tip(cl.plant().q(arm_id));
@@ -79,7 +77,6 @@ fn run(sets: &[(&str, f64)]) -> Run {
             tracking = tracking.max(((p[0] - r[0]).powi(2) + (p[1] - r[1]).powi(2)).sqrt());
         }
     }
-    let _ = seen_impacts;
     let st = cl.plant().statistics();
     Run {
         length,

@@ -259,7 +259,7 @@ fn system(
 fn relation(
     ctx: Ctx<'_>,
     r: &toml::Spanned<RelationTable>,
-    arm: Option<(&str, TwoLinkArm)>,
+    arm: Option<TwoLinkArm>,
 ) -> Result<Relation> {
     let span = r.span();
     let r = r.get_ref();
@@ -283,7 +283,7 @@ fn relation(
             }
             refuse(ctx, &r.b, "b", kind, keys)?;
             refuse(ctx, &r.e, "e", kind, keys)?;
-            let Some((_, arm)) = arm else {
+            let Some(arm) = arm else {
                 return Err(ScenarioError::Invalid {
                     at: ctx.at(r.kind.span()),
                     reason: "a two_link_arm_height relation acts on one system of type \
@@ -458,7 +458,7 @@ fn interaction(
         }
     }
     let arm = match systems.as_slice() {
-        [one] => arms.get(one).map(|a| (name.as_str(), *a)),
+        [one] => arms.get(one).copied(),
         _ => None,
     };
     let rel = relation(ctx, &e.relation, arm)?;
