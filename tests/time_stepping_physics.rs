@@ -459,3 +459,92 @@ fn sparse_and_dense_assembly_give_the_same_column() {
     // The column did collide: some contact carried an impulse.
     assert!(dense.iter().any(|r| r[10..].iter().any(|&l| l > 0.0)));
 }
+
+/// Quiet instants of uncoupled zero-order-hold systems take a dedicated
+/// path (`TimeStepping::step` without the general dispatch). A model with
+/// one more system and an interaction on it (a bouncing ball) takes the
+/// general path for every system: the zero-order-hold systems must follow
+/// the same run to the bit, for sizes 1 to 6 (unrolled and plain kernels),
+/// with a time-varying b (single and batched evaluation), a held input g,
+/// and two systems.
+#[test]
+fn zero_order_hold_fast_path_equals_the_general_path_to_the_bit() {
+    use std::sync::Arc;
+    for n in 1..=6usize {
+        for (batched, with_input) in [(false, false), (true, false), (true, true)] {
+            let build = |with_ball: bool| {
+                let mut b = ModelBuilder::new();
+                let mut ids = Vec::new();
+                if with_ball {
+                    let (bb, ball, _) = common::bouncing_ball(1.0, 0.9, 0.1);
+                    let ball = b.add_system("ball", bb.system(ball).ds.clone()).unwrap();
+                    b.add_interaction(
+                        "floor",
+                        &[ball],
+                        LagrangianScleronomous {
+                            output_dim: 1,
+                            h: Arc::new(|q: &[f64], y: &mut [f64]| y[0] = q[0] - 0.1),
+                            jacobian: None,
+                        },
+                        NonsmoothLaw::NewtonImpact {
+                            size: 1,
+                            restitution: 0.9,
+                        },
+                    )
+                    .unwrap();
+                }
+                for s in 0..2 {
+                    let a = nalgebra::DMatrix::from_fn(n, n, |i, j| {
+                        (((i * 7 + j * 3 + s) % 5) as f64 - 2.0) * 0.37
+                            - if i == j { 1.0 } else { 0.0 }
+                    });
+                    let x0 = nalgebra::DVector::from_fn(n, |i, _| 1.0 - 0.3 * i as f64);
+                    let f = move |t: f64, out: &mut [f64]| {
+                        for (i, o) in out.iter_mut().enumerate() {
+                            *o = (7.0 * t + i as f64).sin() * (1.0 + s as f64);
+                        }
+                    };
+                    let mut ds = FirstOrderLinear::new(x0, a).with_b(TimeVector::Function {
+                        dim: n,
+                        f: Arc::new(f),
+                    });
+                    if batched {
+                        ds = ds.with_b_batch(TimeVectorBatch(Arc::new(
+                            move |ts: &[f64], out: &mut [f64]| {
+                                for (t, o) in ts.iter().zip(out.chunks_exact_mut(n)) {
+                                    f(*t, o);
+                                }
+                            },
+                        )));
+                    }
+                    ids.push(b.add_system(&format!("s{s}"), ds).unwrap());
+                }
+                let mut settings = TimeSteppingSettings::new(1e-2, 3.0);
+                settings.first_order_scheme = FirstOrderScheme::ZeroOrderHold;
+                let mut sim = TimeStepping::new(b.build(), settings).unwrap();
+                if with_input {
+                    let g: Vec<f64> = (0..n).map(|i| 0.5 - 0.2 * i as f64).collect();
+                    sim.set_system_input(*ids.last().unwrap(), &g).unwrap();
+                }
+                (sim, ids)
+            };
+            let (mut fast, ids) = build(false);
+            let (mut general, gids) = build(true);
+            let mut steps = 0;
+            loop {
+                let (a, b) = (fast.step().unwrap(), general.step().unwrap());
+                assert_eq!(a, b);
+                if a == nonsmooth::simulation::StepOutcome::Finished {
+                    break;
+                }
+                for (&s, &g) in ids.iter().zip(&gids) {
+                    assert_eq!(fast.x(s), general.x(g), "n = {n}, t = {}", fast.time());
+                }
+                assert_eq!(fast.last_events(), general.last_events());
+                assert_eq!(fast.statistics().steps, general.statistics().steps);
+                steps += 1;
+            }
+            assert_eq!(steps, 301, "n = {n}");
+        }
+    }
+}

@@ -847,6 +847,43 @@ impl ControlLoop {
         Ok(outcome)
     }
 
+    /// Takes up to `max` of the instants ahead at which the loop has nothing
+    /// to do — instants holding only the plant's integration step and
+    /// outputs — in one call, exactly as as many calls of
+    /// [`ControlLoop::step`] would, calling `each(t, plant)` after each
+    /// one; stops before the next instant at which a sensor, observer,
+    /// controller or actuator acts, or past the final time. Returns the
+    /// number of instants taken: zero when there is none ahead, or when the
+    /// plant has no such path (see [`TimeStepping::step_quiet`]). The held
+    /// inputs do not change during these instants.
+    ///
+    /// A full-resolution record of a run alternates the two calls:
+    ///
+    /// ```no_run
+    /// # use nonsmooth::control::ControlLoop;
+    /// # use nonsmooth::simulation::StepOutcome;
+    /// # fn record(cl: &mut ControlLoop, plant: nonsmooth::modelling::SystemId) -> Result<(), nonsmooth::control::ControlError> {
+    /// let mut rows = Vec::new();
+    /// loop {
+    ///     cl.step_quiet(usize::MAX, |t, p| rows.push((t, p.q(plant)[0])))?;
+    ///     match cl.step()? {
+    ///         StepOutcome::Advanced { t, .. } => rows.push((t, cl.plant().q(plant)[0])),
+    ///         _ => break,
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn step_quiet(
+        &mut self,
+        max: usize,
+        each: impl FnMut(f64, &TimeStepping),
+    ) -> Result<usize, ControlError> {
+        match self.plant.as_time_stepping_mut() {
+            Some(ts) => Ok(ts.step_quiet(max, each)?),
+            None => Ok(0),
+        }
+    }
+
     /// Runs to the final time, calling `each` after every instant.
     pub fn run(&mut self, mut each: impl FnMut(&ControlLoop)) -> Result<(), ControlError> {
         while let StepOutcome::Advanced { .. } = self.step()? {

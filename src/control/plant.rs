@@ -101,6 +101,11 @@ pub trait Plant: Send {
     fn as_time_stepping(&self) -> Option<&TimeStepping> {
         None
     }
+    /// The time-stepping simulation, mutable, when the plant is one (for
+    /// [`TimeStepping::step_quiet`]).
+    fn as_time_stepping_mut(&mut self) -> Option<&mut TimeStepping> {
+        None
+    }
     /// The event-driven simulation, when the plant is one.
     fn as_event_driven(&self) -> Option<&EventDriven> {
         None
@@ -192,6 +197,9 @@ macro_rules! delegate_plant {
 impl Plant for TimeStepping {
     delegate_plant!(TimeStepping);
     fn as_time_stepping(&self) -> Option<&TimeStepping> {
+        Some(self)
+    }
+    fn as_time_stepping_mut(&mut self) -> Option<&mut TimeStepping> {
         Some(self)
     }
     fn save_state(&self) -> Result<PlantState, ControlError> {

@@ -119,6 +119,22 @@ pub struct EventManager {
     lane_next: Option<i64>,
     /// Pending occurrences of the other sources.
     queue: BinaryHeap<Reverse<(i64, EventKind, usize)>>,
+    /// The sources that fire at most instants (see [`EventManager::set_frequent`]).
+    frequent: Option<[usize; 2]>,
+    /// The current quiet run, when one is known.
+    quiet: Option<QuietRun>,
+}
+
+/// A run of instants at which only the two frequent sources can be due:
+/// their lane positions (in lane order) and the first tick of any other
+/// source, in the lane (`lane_until`) and in the lane or the heap
+/// (`until`); `i64::MAX` when there is none.
+#[derive(Debug, Clone, Copy)]
+struct QuietRun {
+    first: usize,
+    second: usize,
+    lane_until: i64,
+    until: i64,
 }
 
 impl EventManager {
@@ -158,6 +174,7 @@ impl EventManager {
 
     fn push_source(&mut self, kind: EventKind, offset: i64, period: Option<i64>) -> SourceId {
         let id = self.sources.len();
+        self.quiet = None;
         self.sources.push(Source { offset, period });
         if self.lane.len() < LANE_CAPACITY {
             // A new source has the largest id: it goes after every source of
@@ -222,6 +239,7 @@ impl EventManager {
     /// Removes and returns the next event in the documented order, scheduling
     /// the next occurrence of its source.
     pub fn pop(&mut self) -> Option<Event> {
+        self.quiet = None;
         let t = self.next_tick()?;
         // The first lane source due at t, and the heap's top if due at t:
         // the event is the smaller in (kind, source) order.
@@ -264,6 +282,9 @@ impl EventManager {
     /// the documented order, and returns that instant.
     #[inline]
     pub fn pop_instant(&mut self, out: &mut Vec<Event>) -> Option<i64> {
+        if let Some(t) = self.pop_quiet_until(i64::MAX, out) {
+            return Some(t);
+        }
         out.clear();
         let t = self.next_tick()?;
         if self.lane_next == Some(t) {
@@ -272,6 +293,95 @@ impl EventManager {
         if !self.queue.is_empty() {
             self.deliver_heap(t, out);
         }
+        self.quiet = self.quiet_run();
+        Some(t)
+    }
+
+    /// Names the two sources that fire at most instants (a simulation's
+    /// integration step and its outputs). While no other source is due,
+    /// [`EventManager::pop_instant`] delivers their instants without a pass
+    /// over the lane: the same events in the same order, in constant time.
+    pub fn set_frequent(&mut self, a: SourceId, b: SourceId) {
+        self.frequent = (a != b).then_some([a.0, b.0]);
+        self.quiet = self.quiet_run();
+    }
+
+    /// The quiet run from the current schedule: `None` unless both
+    /// frequent sources are periodic lane sources.
+    fn quiet_run(&self) -> Option<QuietRun> {
+        let [a, b] = self.frequent?;
+        let pa = self.lane.iter().position(|e| e.id == a)?;
+        let pb = self.lane.iter().position(|e| e.id == b)?;
+        if self.lane[pa].period == 0 || self.lane[pb].period == 0 {
+            return None;
+        }
+        let lane_until = self
+            .lane
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != pa && k != pb)
+            .map(|(_, e)| e.next)
+            .min()
+            .unwrap_or(i64::MAX);
+        let heap_next = self.queue.peek().map_or(i64::MAX, |Reverse((t, _, _))| *t);
+        Some(QuietRun {
+            first: pa.min(pb),
+            second: pa.max(pb),
+            lane_until,
+            until: lane_until.min(heap_next),
+        })
+    }
+
+    /// As [`EventManager::pop_instant`] when the next instant is one of
+    /// the frequent sources only (a quiet instant) and not after `limit`;
+    /// otherwise `None`, and nothing changes.
+    #[inline(always)]
+    pub fn pop_quiet_until(&mut self, limit: i64, out: &mut Vec<Event>) -> Option<i64> {
+        let run = self.quiet?;
+        self.pop_quiet(run, limit, out)
+    }
+
+    /// The next instant when it falls in the quiet run: the due frequent
+    /// sources (one or both, in lane order) emit their events and move on
+    /// by their periods. `None`, with nothing changed, otherwise (another
+    /// source is due, the instant is after `limit`, or a next occurrence
+    /// would pass the range of ticks).
+    #[inline(always)]
+    fn pop_quiet(&mut self, run: QuietRun, limit: i64, out: &mut Vec<Event>) -> Option<i64> {
+        let (e1, e2) = (self.lane[run.first], self.lane[run.second]);
+        let t = e1.next.min(e2.next);
+        if t >= run.until || t > limit {
+            return None;
+        }
+        let (due1, due2) = (e1.next == t, e2.next == t);
+        let n1 = if due1 {
+            t.checked_add(e1.period)?
+        } else {
+            e1.next
+        };
+        let n2 = if due2 {
+            t.checked_add(e2.period)?
+        } else {
+            e2.next
+        };
+        out.clear();
+        if due1 {
+            out.push(Event {
+                tick: t,
+                kind: e1.kind,
+                source: SourceId(e1.id),
+            });
+        }
+        if due2 {
+            out.push(Event {
+                tick: t,
+                kind: e2.kind,
+                source: SourceId(e2.id),
+            });
+        }
+        self.lane[run.first].next = n1;
+        self.lane[run.second].next = n2;
+        self.lane_next = Some(n1.min(n2).min(run.lane_until));
         Some(t)
     }
 
@@ -517,6 +627,75 @@ mod tests {
             got.push((e.tick, e.kind, e.source.0));
         }
         assert_eq!(got, expected);
+    }
+
+    /// The quiet path (two frequent sources delivered without a pass over
+    /// the lane) gives the instants of the plain pass, event for event,
+    /// whatever the other sources (lane or heap, periodic or one-off,
+    /// registered midway) and the pending ticks stay those of the plain
+    /// manager at every instant.
+    #[test]
+    fn quiet_instants_equal_the_plain_pass() {
+        let kinds = [
+            EventKind::Sensor,
+            EventKind::Actuator,
+            EventKind::Observer,
+            EventKind::Output,
+            EventKind::TimeDiscretisation,
+        ];
+        for others in [0usize, 1, 3, 20] {
+            for (step, out_every, out_offset) in [(1, 1, 0), (2, 6, 0), (3, 3, 3), (5, 10, 5)] {
+                let build = |frequent: bool| {
+                    let mut m = EventManager::new();
+                    let a = m
+                        .add_periodic(EventKind::TimeDiscretisation, step, step)
+                        .unwrap();
+                    let b = m
+                        .add_periodic(EventKind::Output, out_offset, out_every)
+                        .unwrap();
+                    for i in 0..others {
+                        let kind = kinds[i % kinds.len()];
+                        if i % 4 == 3 {
+                            m.add_once(kind, 7 * i as i64 + 4);
+                        } else {
+                            m.add_periodic(kind, 3 * i as i64, 10 + 7 * i as i64)
+                                .unwrap();
+                        }
+                    }
+                    if frequent {
+                        m.set_frequent(a, b);
+                    }
+                    m
+                };
+                let (mut plain, mut quiet) = (build(false), build(true));
+                let (mut out_p, mut out_q) = (Vec::new(), Vec::new());
+                let mut quiet_instants = 0;
+                for k in 0..400 {
+                    if k == 150 {
+                        // A source registered midway ends the quiet run.
+                        for m in [&mut plain, &mut quiet] {
+                            let t = m.next_tick().unwrap();
+                            m.add_periodic(EventKind::Sensor, t + 1, 13).unwrap();
+                        }
+                    }
+                    if quiet.pop_quiet_until(i64::MAX, &mut out_q).is_some() {
+                        quiet_instants += 1;
+                    } else {
+                        quiet.pop_instant(&mut out_q).unwrap();
+                    }
+                    plain.pop_instant(&mut out_p).unwrap();
+                    assert_eq!(out_q, out_p, "instant {k}");
+                    assert_eq!(quiet.next_tick(), plain.next_tick(), "instant {k}");
+                    assert_eq!(quiet.schedule(), plain.schedule(), "instant {k}");
+                }
+                assert!(quiet_instants > 0, "the quiet path was taken");
+                // `limit` holds the quiet path back, changing nothing.
+                let before = quiet.schedule();
+                let t = quiet.next_tick().unwrap();
+                assert_eq!(quiet.pop_quiet_until(t - 1, &mut out_q), None);
+                assert_eq!(quiet.schedule(), before);
+            }
+        }
     }
 
     #[test]

@@ -44,6 +44,7 @@ use self::problem::OneStepProblem;
 use self::system_work::{Scheme, SystemWork};
 use super::clock::{run_clock, ClockError, TimeBase};
 use super::events::{Event, EventKind, EventManager, SourceId};
+use crate::modelling::dynamical_system::DynamicalSystem;
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::modelling::relation::Relation;
 use crate::numerics::{NumericsError, SolverSettings};
@@ -352,6 +353,9 @@ pub struct TimeStepping {
     coupled: Vec<bool>,
     osnsp: OneStepProblem,
     all_linear: bool,
+    /// No interaction, and every system first-order linear under the
+    /// zero-order hold: quiet instants take [`TimeStepping::zoh_instant`].
+    zoh_alone: bool,
     stats: Statistics,
     source_names: Vec<String>,
 }
@@ -399,6 +403,7 @@ impl TimeStepping {
                 reason: "too large",
             })?;
         events.add_periodic(EventKind::Output, t0_tick, every)?;
+        events.set_frequent(SourceId(0), SourceId(1));
         let source_names = vec!["step".to_string(), "output".to_string()];
         let (h, theta) = (settings.step, settings.theta);
         let mut sys = Vec::with_capacity(model.systems().len());
@@ -446,6 +451,11 @@ impl TimeStepping {
             w.update_output(&inter.relation, &sys, t0);
         }
         let coupled = vec![false; sys.len()];
+        let zoh_alone = inters.is_empty()
+            && model.systems().iter().zip(&sys).all(|(s, w)| {
+                matches!(s.ds, DynamicalSystem::FirstOrderLinear(_))
+                    && w.scheme == Scheme::ZeroOrderHold
+            });
         Ok(TimeStepping {
             model,
             settings,
@@ -463,6 +473,7 @@ impl TimeStepping {
             coupled,
             osnsp,
             all_linear,
+            zoh_alone,
             stats: Statistics::default(),
             source_names,
         })
@@ -471,7 +482,57 @@ impl TimeStepping {
     /// Advances to the next instant of the event schedule and processes its
     /// events in the documented order (an integration step for a
     /// time-discretisation event).
+    #[inline]
     pub fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+        if self.zoh_alone {
+            if let Some(tick) = self
+                .events
+                .pop_quiet_until(self.end_tick, &mut self.instant)
+            {
+                return self.zoh_instant(tick);
+            }
+        }
+        self.step_general()
+    }
+
+    /// Takes up to `max` of the *quiet* instants ahead — instants whose only
+    /// events are the integration step and the outputs — exactly as as many
+    /// calls of [`TimeStepping::step`] would (same states, events, counters
+    /// and errors), calling `each(t, self)` after each one. Stops before the
+    /// first instant that is not quiet, or past the final time, and returns
+    /// the number of instants taken. Only models of uncoupled zero-order-hold
+    /// systems have quiet instants taken this way; for the others it takes
+    /// none (use [`TimeStepping::step`]).
+    ///
+    /// This is the bulk path of a control loop between the instants at
+    /// which its sensors, controllers or actuators act
+    /// ([`crate::control::ControlLoop::step_quiet`]).
+    pub fn step_quiet(
+        &mut self,
+        max: usize,
+        mut each: impl FnMut(f64, &TimeStepping),
+    ) -> Result<usize, SimulationError> {
+        if !self.zoh_alone {
+            return Ok(0);
+        }
+        let mut taken = 0;
+        while taken < max {
+            let Some(tick) = self
+                .events
+                .pop_quiet_until(self.end_tick, &mut self.instant)
+            else {
+                break;
+            };
+            self.zoh_instant(tick)?;
+            taken += 1;
+            each(self.seconds.1, self);
+        }
+        Ok(taken)
+    }
+
+    /// [`TimeStepping::step`] at any instant.
+    #[inline(never)]
+    fn step_general(&mut self) -> Result<StepOutcome, SimulationError> {
         match self.events.next_tick() {
             Some(next) if next <= self.end_tick => {}
             _ => return Ok(StepOutcome::Finished),
@@ -489,6 +550,38 @@ impl TimeStepping {
             .count();
         for _ in 0..steps {
             self.integrate(tick, t)?;
+        }
+        self.tick = tick;
+        self.seconds = (tick, t);
+        Ok(StepOutcome::Advanced { tick, t })
+    }
+
+    /// A quiet instant (integration step and outputs only) of a model of
+    /// uncoupled zero-order-hold systems: the instant of
+    /// [`TimeStepping::step`] — the same steps, values, counters and errors
+    /// — with each system's step in one call ([`SystemWork::zoh_step`]).
+    #[inline(always)]
+    fn zoh_instant(&mut self, tick: i64) -> Result<StepOutcome, SimulationError> {
+        let t = self.base.seconds(tick);
+        // A quiet instant holds the step event, the output event, or both
+        // in this order (time discretisation is the first kind).
+        if self
+            .instant
+            .first()
+            .is_some_and(|ev| ev.kind == EventKind::TimeDiscretisation)
+        {
+            let step = self.stats.steps + 1;
+            self.stats.newton_iterations += 1;
+            for k in 0..self.sys.len() {
+                if !self.sys[k].zoh_step(t, tick) {
+                    let object = self.sys[k].name.clone();
+                    self.sys[..=k]
+                        .iter_mut()
+                        .for_each(SystemWork::restore_start);
+                    return Err(SimulationError::NonFinite { t, step, object });
+                }
+            }
+            self.stats.steps += 1;
         }
         self.tick = tick;
         self.seconds = (tick, t);

@@ -231,6 +231,7 @@ impl TimeStepping {
         self.check_fits(s)?;
         let events = EventManager::from_schedule(&s.schedule).map_err(StateError::Corrupt)?;
         self.events = events;
+        self.events.set_frequent(SourceId(0), SourceId(1));
         self.tick = s.tick;
         self.instant.clear();
         self.instant.extend_from_slice(&s.instant);

@@ -9,7 +9,7 @@ use nalgebra::DMatrix;
 
 use super::{small, SimulationError};
 use crate::modelling::dynamical_system::{DynamicalSystem, Mass};
-use crate::modelling::functions::{fd_step, TimeVectorBatch};
+use crate::modelling::functions::{fd_step, TimeVector, TimeVectorBatch};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::simulation::clock::TimeBase;
 
@@ -139,6 +139,8 @@ pub(crate) struct SystemWork {
     free_increment: Option<Vec<f64>>,
     /// Zero-order hold with a batched b: b for the coming steps.
     ahead: Option<Ahead>,
+    /// Zero-order hold: the system's b (for [`Self::zoh_step`]).
+    zoh_b: Option<TimeVector>,
     /// The tick of t_{k+1}, set before a linear step.
     pub tick1: i64,
 }
@@ -209,6 +211,7 @@ impl SystemWork {
             has_control: false,
             free_increment: None,
             ahead: None,
+            zoh_b: None,
             tick1: 0,
         };
         match ds {
@@ -263,6 +266,7 @@ impl SystemWork {
                         )));
                     }
                     work.zoh = Some((phi.as_slice().to_vec(), gamma.as_slice().to_vec()));
+                    work.zoh_b = d.b.clone();
                     work.w_fixed = true;
                 }
                 _ => {
@@ -754,6 +758,86 @@ impl SystemWork {
         self.swap_start();
         self.compute_free(ds, t0, t1, h, theta)?;
         Ok(self.finish_linear_step(h, theta))
+    }
+
+    /// The whole step of a zero-order-hold system no interaction acts on,
+    /// for the quiet instants of [`super::TimeStepping::step`]:
+    /// x_{k+1} = Φ x_k + Γ (b(t_{k+1}) + g), the operations of
+    /// [`Self::linear_step_alone`] in the same order (hence the same
+    /// values) without its dispatch, sizes up to [`small::MAX`] unrolled.
+    /// False when x_{k+1} is not finite.
+    #[inline(always)]
+    pub fn zoh_step(&mut self, t1: f64, tick1: i64) -> bool {
+        self.tick1 = tick1;
+        match self.n {
+            1 => self.zoh_step_n::<1>(t1, tick1),
+            2 => self.zoh_step_n::<2>(t1, tick1),
+            3 => self.zoh_step_n::<3>(t1, tick1),
+            4 => self.zoh_step_n::<4>(t1, tick1),
+            _ => {
+                self.swap_start();
+                let b = self.zoh_b.as_ref();
+                let Some((phi, gamma)) = self.zoh.as_ref() else {
+                    return false;
+                };
+                small::matvec(phi, &self.q_start, &mut self.q);
+                if b.is_some() || self.has_control {
+                    match (b, &mut self.ahead) {
+                        (Some(_), Some(ahead)) => ahead.take(tick1, &mut self.s1),
+                        (Some(b), None) => b.eval(t1, &mut self.s1),
+                        (None, _) => self.s1.fill(0.0),
+                    }
+                    if self.has_control {
+                        small::add(&mut self.s1, &self.control);
+                    }
+                    small::matvec_add(gamma, &self.s1, &mut self.q);
+                }
+                self.q.iter().all(|x| x.is_finite())
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn zoh_step_n<const N: usize>(&mut self, t1: f64, tick1: i64) -> bool {
+        let b = self.zoh_b.as_ref();
+        let Some((phi, gamma)) = self.zoh.as_ref() else {
+            return false;
+        };
+        let (phi, gamma) = (&phi[..N * N], &gamma[..N * N]);
+        let x0: [f64; N] = self.q[..N].try_into().expect("state size");
+        self.q_start[..N].copy_from_slice(&x0);
+        // Φ x_k: s = 0; s += φ_ij x_j over j ascending.
+        let mut x = [0.0; N];
+        for j in 0..N {
+            for i in 0..N {
+                x[i] += phi[j * N + i] * x0[j];
+            }
+        }
+        if b.is_some() || self.has_control {
+            let s1 = &mut self.s1[..N];
+            match (b, &mut self.ahead) {
+                (Some(_), Some(ahead)) => ahead.take(tick1, s1),
+                (Some(b), None) => b.eval(t1, s1),
+                (None, _) => s1.fill(0.0),
+            }
+            if self.has_control {
+                for (s, g) in s1.iter_mut().zip(&self.control[..N]) {
+                    *s += g;
+                }
+            }
+            // + Γ (b + g), its sum formed apart and then added.
+            let mut y = [0.0; N];
+            for j in 0..N {
+                for i in 0..N {
+                    y[i] += gamma[j * N + i] * s1[j];
+                }
+            }
+            for i in 0..N {
+                x[i] += y[i];
+            }
+        }
+        self.q[..N].copy_from_slice(&x);
+        x.iter().all(|v| v.is_finite())
     }
 
     /// Puts back the state of the start of a linear step that failed.
