@@ -572,20 +572,29 @@ impl TimeStepping {
         {
             let step = self.stats.steps + 1;
             self.stats.newton_iterations += 1;
-            for k in 0..self.sys.len() {
-                if !self.sys[k].zoh_step(t, tick) {
-                    let object = self.sys[k].name.clone();
-                    self.sys[..=k]
-                        .iter_mut()
-                        .for_each(SystemWork::restore_start);
-                    return Err(SimulationError::NonFinite { t, step, object });
-                }
+            let failed = self.sys.iter_mut().position(|w| !w.zoh_step(t, tick));
+            if let Some(k) = failed {
+                return Err(self.zoh_failed(k, t, step));
             }
             self.stats.steps += 1;
         }
         self.tick = tick;
         self.seconds = (tick, t);
         Ok(StepOutcome::Advanced { tick, t })
+    }
+
+    /// System `k` of a quiet zero-order-hold instant has a non-finite state:
+    /// the systems stepped so far go back to the start of the step.
+    #[cold]
+    fn zoh_failed(&mut self, k: usize, t: f64, step: u64) -> SimulationError {
+        self.sys[..=k]
+            .iter_mut()
+            .for_each(SystemWork::restore_start);
+        SimulationError::NonFinite {
+            t,
+            step,
+            object: self.sys[k].name.clone(),
+        }
     }
 
     /// The current time in seconds: k / ticks_per_second for the current
