@@ -15,6 +15,7 @@ use exmex::prelude::*;
 use exmex::{BinOp, MakeOperators, MatchLiteral, Operator};
 
 use super::tape::{self, Sym, SymOperators};
+use crate::numerics::elementary;
 
 /// The functions accepted in expressions (`pow`, `atan2`, `min` and `max`
 /// take two arguments, the others one).
@@ -32,7 +33,10 @@ pub(crate) fn is_reserved(name: &str) -> bool {
     name == "pi" || name == "t" || FUNCTIONS.contains(&name)
 }
 
-/// The operators and functions of scenario expressions.
+/// The operators and functions of scenario expressions: `f64`'s, except
+/// `sin` and `cos`, which are [`elementary::sin`] and [`elementary::cos`]
+/// (the batched tape evaluates them with `sin_many`/`cos_many`, which give
+/// the same bits).
 #[derive(Clone, Debug)]
 pub(crate) struct Operators;
 
@@ -80,8 +84,8 @@ impl MakeOperators<f64> for Operators {
             bin("atan2", 0, false, f64::atan2),
             bin("min", 0, true, f64::min),
             bin("max", 0, true, f64::max),
-            Operator::make_unary("sin", f64::sin),
-            Operator::make_unary("cos", f64::cos),
+            Operator::make_unary("sin", elementary::sin),
+            Operator::make_unary("cos", elementary::cos),
             Operator::make_unary("tan", f64::tan),
             Operator::make_unary("asin", f64::asin),
             Operator::make_unary("acos", f64::acos),

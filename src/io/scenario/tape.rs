@@ -8,8 +8,9 @@
 //! numbers, as exmex's folding does for `f64`). Evaluating the parsed
 //! expression at `t` = [`Sym::Time`] then yields the graph of the operations
 //! exmex performs when it evaluates the expression at a number t, in the
-//! same order, with the same `f64` functions: the tape gives the same values
-//! to the last bit. Identical subexpressions of the components of a vector
+//! same order, with the same functions (`f64`'s, and
+//! [`elementary::sin`]/[`elementary::cos`] for `sin` and `cos`): the tape
+//! gives the same values to the last bit. Identical subexpressions of the components of a vector
 //! or matrix are computed once (`sin(50*t)` and `-sin(50*t)` share the sine).
 //!
 //! A tape is evaluated on a register array on the stack: register 0 holds t,
@@ -21,6 +22,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use exmex::{BinOp, MakeOperators, Operator};
+
+use crate::numerics::elementary;
 
 /// The operations of scenario expressions (see `expr::Operators`, whose
 /// functions these are).
@@ -79,8 +82,8 @@ impl Op {
             Op::Min => a.min(b),
             Op::Max => a.max(b),
             Op::Neg => -a,
-            Op::Sin => a.sin(),
-            Op::Cos => a.cos(),
+            Op::Sin => elementary::sin(a),
+            Op::Cos => elementary::cos(a),
             Op::Tan => a.tan(),
             Op::Asin => a.asin(),
             Op::Acos => a.acos(),
@@ -387,7 +390,10 @@ impl Tape {
     /// at a time, on registers kept on the stack: the operations of
     /// [`Tape::eval`] on the same operands, hence the same values to the
     /// last bit, without the per-call set-up (register file, dispatch) of
-    /// one evaluation per instant.
+    /// one evaluation per instant. Sines and cosines are taken over the
+    /// batch by [`elementary::sin_many`] and [`elementary::cos_many`]
+    /// (vectorised; the bits of [`elementary::sin`] and
+    /// [`elementary::cos`]).
     pub fn eval_many(&self, ts: &[f64], out: &mut [f64]) {
         let dim = self.outputs.len();
         assert_eq!(out.len(), ts.len() * dim, "eval_many: output size");
@@ -415,11 +421,8 @@ impl Tape {
                 let (ra, rb) = (r[a], r[b]);
                 let dst = &mut r[d][..n];
                 match ins.op {
-                    Op::Sin => {
-                        for (o, &x) in dst.iter_mut().zip(&ra) {
-                            *o = x.sin();
-                        }
-                    }
+                    Op::Sin => elementary::sin_many(&ra[..n], dst),
+                    Op::Cos => elementary::cos_many(&ra[..n], dst),
                     Op::Mul => {
                         for ((o, &x), &y) in dst.iter_mut().zip(&ra).zip(&rb) {
                             *o = x * y;
