@@ -271,9 +271,12 @@ impl ImplicitRelay {
             vec![1.0; m],
         )
         .map_err(|e| unsupported(name, format!("relay problem: {e}")))?;
+        // The law reports no solve times: the solver need not read the clock.
+        let mut solver = DefaultRelay::new(SolverSettings::default());
+        solver.set_timed(false);
         let mut r = ImplicitRelay {
             problem,
-            solver: DefaultRelay::new(SolverSettings::default()),
+            solver,
             z: vec![0.0; m],
             w: vec![0.0; m],
         };

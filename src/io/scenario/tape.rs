@@ -418,33 +418,36 @@ impl Tape {
                     ins.b as usize & mask,
                     ins.dst as usize & mask,
                 );
-                let (ra, rb) = (r[a], r[b]);
-                let dst = &mut r[d][..n];
+                // Operands are registers before the destination (time,
+                // constants, earlier instructions): borrowed, not copied.
+                let (before, from) = r.split_at_mut(d);
+                let (ra, rb) = (&before[a], &before[b]);
+                let dst = &mut from[0][..n];
                 match ins.op {
                     Op::Sin => elementary::sin_many(&ra[..n], dst),
                     Op::Cos => elementary::cos_many(&ra[..n], dst),
                     Op::Mul => {
-                        for ((o, &x), &y) in dst.iter_mut().zip(&ra).zip(&rb) {
+                        for ((o, &x), &y) in dst.iter_mut().zip(ra).zip(rb) {
                             *o = x * y;
                         }
                     }
                     Op::Add => {
-                        for ((o, &x), &y) in dst.iter_mut().zip(&ra).zip(&rb) {
+                        for ((o, &x), &y) in dst.iter_mut().zip(ra).zip(rb) {
                             *o = x + y;
                         }
                     }
                     Op::Sub => {
-                        for ((o, &x), &y) in dst.iter_mut().zip(&ra).zip(&rb) {
+                        for ((o, &x), &y) in dst.iter_mut().zip(ra).zip(rb) {
                             *o = x - y;
                         }
                     }
                     Op::Neg => {
-                        for (o, &x) in dst.iter_mut().zip(&ra) {
+                        for (o, &x) in dst.iter_mut().zip(ra) {
                             *o = -x;
                         }
                     }
                     op => {
-                        for ((o, &x), &y) in dst.iter_mut().zip(&ra).zip(&rb) {
+                        for ((o, &x), &y) in dst.iter_mut().zip(ra).zip(rb) {
                             *o = op.apply(x, y);
                         }
                     }

@@ -26,7 +26,7 @@ pub(crate) enum Scheme {
 }
 
 /// Steps whose b(t_{k+1}) a zero-order-hold system takes in one call.
-const AHEAD: usize = 32;
+const AHEAD: usize = 256;
 
 /// b(t) of a zero-order-hold system taken for the next [`AHEAD`] steps in one
 /// call of its batched evaluation ([`TimeVectorBatch`]): b depends on t
