@@ -304,9 +304,10 @@ impl RelaySolver for RelayPgs {
     }
 }
 
-/// The default relay solver: Lemke on the reformulation (2n ≤
-/// `pivoting_max_size`), then Newton–FB, then PGS (Mᵢᵢ > 0), returning the
-/// first solution within tolerance or the most informative failure.
+/// The default relay solver: the closed form for one unknown with M > 0,
+/// otherwise Lemke on the reformulation (2n ≤ `pivoting_max_size`), then
+/// Newton–FB, then PGS (Mᵢᵢ > 0), returning the first solution within
+/// tolerance or the most informative failure.
 #[derive(Debug, Clone)]
 pub struct DefaultRelay {
     settings: SolverSettings,
@@ -348,6 +349,21 @@ impl RelaySolver for DefaultRelay {
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
+        // One unknown with M > 0: the solution is unique and in closed
+        // form, z = Π_[lb, ub](−q/M) (w = 0 inside the box, w ≥ 0 at lb,
+        // w ≤ 0 at ub); measured like any other solve.
+        if n == 1 && problem.m.diagonal(0) > 0.0 {
+            z[0] = (-problem.q[0] / problem.m.diagonal(0)).clamp(problem.lb[0], problem.ub[0]);
+            let stop = Stop {
+                solver: "closed form",
+                iterations: 1,
+                otherwise: SolveStatus::NumericalTrouble,
+            };
+            let r = finish(problem, z, w, stop, self.settings.tolerance, start);
+            if r.status.is_solved() {
+                return Ok(r);
+            }
+        }
         self.guess.clear();
         self.guess.extend_from_slice(z);
         self.best.clear();
