@@ -448,21 +448,8 @@ impl SystemWork {
                         return Ok(());
                     }
                 }
-                DynamicalSystem::FirstOrderLinear(d) if self.scheme == Scheme::ZeroOrderHold => {
-                    let (phi, gamma) = self.zoh.as_ref().expect("zero-order hold data");
-                    small::matvec(phi, &self.q_start, &mut self.q);
-                    let b = d.b.as_ref();
-                    if b.is_some() || self.has_control {
-                        match (b, &mut self.ahead) {
-                            (Some(_), Some(ahead)) => ahead.take(self.tick1, &mut self.s1),
-                            (Some(b), None) => b.eval(t1, &mut self.s1),
-                            (None, _) => self.s1.fill(0.0),
-                        }
-                        if self.has_control {
-                            small::add(&mut self.s1, &self.control);
-                        }
-                        small::matvec_add(gamma, &self.s1, &mut self.q);
-                    }
+                DynamicalSystem::FirstOrderLinear(_) if self.scheme == Scheme::ZeroOrderHold => {
+                    self.zoh_free(t1);
                     return Ok(());
                 }
                 _ => {}
@@ -776,24 +763,29 @@ impl SystemWork {
             4 => self.zoh_step_n::<4>(t1, tick1),
             _ => {
                 self.swap_start();
-                let b = self.zoh_b.as_ref();
-                let Some((phi, gamma)) = self.zoh.as_ref() else {
-                    return false;
-                };
-                small::matvec(phi, &self.q_start, &mut self.q);
-                if b.is_some() || self.has_control {
-                    match (b, &mut self.ahead) {
-                        (Some(_), Some(ahead)) => ahead.take(tick1, &mut self.s1),
-                        (Some(b), None) => b.eval(t1, &mut self.s1),
-                        (None, _) => self.s1.fill(0.0),
-                    }
-                    if self.has_control {
-                        small::add(&mut self.s1, &self.control);
-                    }
-                    small::matvec_add(gamma, &self.s1, &mut self.q);
-                }
+                self.zoh_free(t1);
                 self.q.iter().all(|x| x.is_finite())
             }
+        }
+    }
+
+    /// x_free = Φ x_k + Γ (b(t_{k+1}) + g) into the state buffer (b taken
+    /// at `tick1` from the store when batched), for any size.
+    #[inline(never)]
+    fn zoh_free(&mut self, t1: f64) {
+        let (phi, gamma) = self.zoh.as_ref().expect("zero-order hold data");
+        small::matvec(phi, &self.q_start, &mut self.q);
+        let b = self.zoh_b.as_ref();
+        if b.is_some() || self.has_control {
+            match (b, &mut self.ahead) {
+                (Some(_), Some(ahead)) => ahead.take(self.tick1, &mut self.s1),
+                (Some(b), None) => b.eval(t1, &mut self.s1),
+                (None, _) => self.s1.fill(0.0),
+            }
+            if self.has_control {
+                small::add(&mut self.s1, &self.control);
+            }
+            small::matvec_add(gamma, &self.s1, &mut self.q);
         }
     }
 
