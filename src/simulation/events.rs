@@ -137,6 +137,32 @@ struct QuietRun {
     until: i64,
 }
 
+/// Quiet instants ahead that all hold the same events (one or both of the
+/// frequent sources, in lane order): ticks `start + k·period`, k < `len`
+/// (see [`EventManager::quiet_span`]), delivered one by one, in order, by
+/// [`EventManager::pop_span`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct QuietSpan {
+    start: i64,
+    period: i64,
+    len: usize,
+    /// Which frequent sources are due, and their lane positions.
+    due: (bool, bool),
+    at: (usize, usize),
+    /// The smallest period of the due sources, and the smallest next tick
+    /// of the lane's other sources (the frequent one not due included).
+    advance: i64,
+    others: i64,
+}
+
+impl QuietSpan {
+    /// The number of instants of the span (at least one).
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
 impl EventManager {
     /// An empty manager.
     pub fn new() -> Self {
@@ -383,6 +409,94 @@ impl EventManager {
         self.lane[run.second].next = n2;
         self.lane_next = Some(n1.min(n2).min(run.lane_until));
         Some(t)
+    }
+
+    /// The quiet instants ahead (see [`EventManager::pop_quiet_until`]) that
+    /// hold the same events, up to `limit`: the instants of the frequent
+    /// sources before any other source is due, before the instants' events
+    /// change (the other frequent source joins or leaves), and whose next
+    /// occurrences stay in the range of ticks. `None` when the next instant
+    /// is not quiet or is after `limit`. Nothing changes until the span's
+    /// instants are taken with [`EventManager::pop_span`].
+    pub(crate) fn quiet_span(&self, limit: i64) -> Option<QuietSpan> {
+        let run = self.quiet?;
+        let (e1, e2) = (self.lane[run.first], self.lane[run.second]);
+        let t = e1.next.min(e2.next);
+        if t >= run.until || t > limit {
+            return None;
+        }
+        let due = (e1.next == t, e2.next == t);
+        // The last tick of the span, the period between its instants and
+        // the next tick of the frequent source that is not due.
+        let (last, period, idle) = match due {
+            (true, true) if e1.period != e2.period => (t, e1.period, i64::MAX),
+            (true, true) => (i64::MAX, e1.period, i64::MAX),
+            (true, false) => (e2.next - 1, e1.period, e2.next),
+            _ => (e1.next - 1, e2.period, e1.next),
+        };
+        let last = last
+            .min(run.until - 1)
+            .min(limit)
+            .min(i64::MAX - e1.period.max(e2.period));
+        if last < t {
+            return None;
+        }
+        let advance = match due {
+            (true, true) => e1.period.min(e2.period),
+            _ => period,
+        };
+        Some(QuietSpan {
+            start: t,
+            period,
+            len: ((last - t) / period) as usize + 1,
+            due,
+            at: (run.first, run.second),
+            advance,
+            others: idle.min(run.lane_until),
+        })
+    }
+
+    /// Instant k of `span`, as [`EventManager::pop_quiet_until`] would
+    /// deliver it: the due frequent sources emit their events into `out`
+    /// and move on by their periods; returns the instant's tick. The
+    /// instants of a span are taken in order, k = 0, 1, …, with no other
+    /// change to the manager or to `out` in between (from the second on,
+    /// only the events' ticks are written).
+    #[inline(always)]
+    pub(crate) fn pop_span(&mut self, span: &QuietSpan, k: usize, out: &mut Vec<Event>) -> i64 {
+        debug_assert!(k < span.len);
+        let t = span.start + k as i64 * span.period;
+        // The two positions are in lane order (at.0 < at.1).
+        let (lo, hi) = self.lane.split_at_mut(span.at.1);
+        let (e1, e2) = (&mut lo[span.at.0], &mut hi[0]);
+        debug_assert_eq!(e1.next.min(e2.next), t, "the span's instants in order");
+        if k == 0 {
+            out.clear();
+            for (due, e) in [(span.due.0, &*e1), (span.due.1, &*e2)] {
+                if due {
+                    out.push(Event {
+                        tick: t,
+                        kind: e.kind,
+                        source: SourceId(e.id),
+                    });
+                }
+            }
+        } else {
+            debug_assert_eq!(out.len(), span.due.0 as usize + span.due.1 as usize);
+            match out.as_mut_slice() {
+                [a, b] => (a.tick, b.tick) = (t, t),
+                evs => evs.iter_mut().for_each(|ev| ev.tick = t),
+            }
+        }
+        // No overflow: the span ends a period before the end of the range.
+        if span.due.0 {
+            e1.next = t + e1.period;
+        }
+        if span.due.1 {
+            e2.next = t + e2.period;
+        }
+        self.lane_next = Some((t + span.advance).min(span.others));
+        t
     }
 
     /// One pass over the lane: the sources due at t (the lane is in
@@ -695,6 +809,94 @@ mod tests {
                 assert_eq!(quiet.pop_quiet_until(t - 1, &mut out_q), None);
                 assert_eq!(quiet.schedule(), before);
             }
+        }
+    }
+
+    /// Spans of quiet instants (taken one by one with `pop_span`) give the
+    /// instants of the plain pass, event for event, with the same pending
+    /// ticks after each one: equal or different periods and phases of the
+    /// two frequent sources, other sources in the lane and the heap, a
+    /// source registered midway, a limit that cuts a span short, and
+    /// occurrences that would pass the range of ticks.
+    #[test]
+    fn quiet_spans_equal_the_plain_pass() {
+        let near_end = i64::MAX - 100;
+        let cases = [
+            // (step offset, step, output offset, output period, others)
+            (1, 1, 0, 1, 0usize),
+            (1, 1, 0, 1, 3),
+            (2, 2, 0, 6, 1),
+            (3, 3, 3, 3, 20),
+            (5, 5, 5, 10, 3),
+            (4, 4, 6, 4, 1),
+            (near_end, 7, near_end, 7, 0),
+            (near_end, 3, near_end + 1, 9, 0),
+        ];
+        for (step_offset, step, out_offset, out_every, others) in cases {
+            let build = |frequent: bool| {
+                let mut m = EventManager::new();
+                let a = m
+                    .add_periodic(EventKind::TimeDiscretisation, step_offset, step)
+                    .unwrap();
+                let b = m
+                    .add_periodic(EventKind::Output, out_offset, out_every)
+                    .unwrap();
+                for i in 0..others {
+                    if i % 4 == 3 {
+                        m.add_once(EventKind::Actuator, 7 * i as i64 + 4);
+                    } else {
+                        m.add_periodic(EventKind::Sensor, 3 * i as i64, 10 + 7 * i as i64)
+                            .unwrap();
+                    }
+                }
+                if frequent {
+                    m.set_frequent(a, b);
+                }
+                m
+            };
+            let (mut plain, mut spans) = (build(false), build(true));
+            let (mut out_p, mut out_s) = (Vec::new(), Vec::new());
+            let (mut k, mut in_spans) = (0, 0);
+            while k < 400 {
+                if k == 150 {
+                    for m in [&mut plain, &mut spans] {
+                        if let Some(t) = m.next_tick() {
+                            let _ = m.add_periodic(EventKind::Sensor, t + 1, 13);
+                        }
+                    }
+                }
+                // Every fifth span is cut by a limit a few ticks ahead.
+                let limit = match (k % 5, spans.next_tick()) {
+                    (0, Some(t)) => t.saturating_add(2 * step),
+                    _ => i64::MAX,
+                };
+                match spans.quiet_span(limit) {
+                    Some(span) => {
+                        assert!(span.len() >= 1);
+                        for j in 0..span.len().min(60) {
+                            let t = spans.pop_span(&span, j, &mut out_s);
+                            assert!(t <= limit);
+                            assert_eq!(plain.pop_instant(&mut out_p), Some(t));
+                            assert_eq!(out_s, out_p, "instant {k}");
+                            assert_eq!(spans.next_tick(), plain.next_tick(), "instant {k}");
+                            assert_eq!(spans.schedule(), plain.schedule(), "instant {k}");
+                            k += 1;
+                            in_spans += 1;
+                        }
+                    }
+                    None => {
+                        let t = spans.pop_instant(&mut out_s);
+                        assert_eq!(plain.pop_instant(&mut out_p), t);
+                        assert_eq!(out_s, out_p, "instant {k}");
+                        assert_eq!(spans.schedule(), plain.schedule(), "instant {k}");
+                        k += 1;
+                        if t.is_none() {
+                            break;
+                        }
+                    }
+                }
+            }
+            assert!(in_spans > 0, "spans were taken");
         }
     }
 

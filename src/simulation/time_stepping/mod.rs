@@ -517,15 +517,15 @@ impl TimeStepping {
         }
         let mut taken = 0;
         while taken < max {
-            let Some(tick) = self
-                .events
-                .pop_quiet_until(self.end_tick, &mut self.instant)
-            else {
+            let Some(span) = self.events.quiet_span(self.end_tick) else {
                 break;
             };
-            self.zoh_instant(tick)?;
-            taken += 1;
-            each(self.seconds.1, self);
+            for k in 0..span.len().min(max - taken) {
+                let tick = self.events.pop_span(&span, k, &mut self.instant);
+                self.zoh_instant(tick)?;
+                taken += 1;
+                each(self.seconds.1, self);
+            }
         }
         Ok(taken)
     }
