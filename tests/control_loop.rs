@@ -433,3 +433,120 @@ fn a_lagrangian_plant_takes_actuator_forces() {
     assert!((v - 1.5).abs() < 1e-12, "v = {v}");
     assert!((q - 0.75).abs() < 1e-12, "q = {q}");
 }
+
+#[test]
+fn a_sensor_feedthrough_is_checked_and_excludes_a_value_fed_from_outside() {
+    let (model, plant) = scalar_plant(0.0, 1.0);
+    let mut lb = ControlLoopBuilder::new(model);
+    let spec = SensorSpec {
+        system: plant,
+        c: dmatrix![1.0],
+        timing: Timing::periodic(0.1),
+    };
+    let s = lb.add_sensor("sensor", spec.clone()).unwrap();
+    let fed = lb.add_sensor("fed", spec).unwrap();
+    let c = lb
+        .add_controller(
+            "controller",
+            Measurement::Sensor(s),
+            Box::new(Gain(2.0)),
+            ActuatorSpec {
+                system: plant,
+                input: InputMap::Matrix(dmatrix![1.0]),
+                timing: Timing::periodic(0.1),
+                u0: None,
+            },
+        )
+        .unwrap();
+    let err = lb
+        .set_sensor_feedthrough(s, c, dmatrix![1.0, 2.0])
+        .unwrap_err();
+    assert!(
+        matches!(err, ControlError::Dimension { what: "D", .. }),
+        "{err}"
+    );
+    assert!(lb
+        .set_sensor_feedthrough(SensorId(7), c, dmatrix![1.0])
+        .is_err());
+    lb.feed_sensor_from_input(fed).unwrap();
+    let err = lb
+        .set_sensor_feedthrough(fed, c, dmatrix![1.0])
+        .unwrap_err();
+    assert!(err.to_string().contains("no feedthrough"), "{err}");
+    lb.set_sensor_feedthrough(s, c, dmatrix![0.5]).unwrap();
+    // The other order is refused too.
+    assert!(lb.feed_sensor_from_input(s).is_err());
+}
+
+/// Keeps the measurement map its setup gives.
+struct Probe(std::sync::Arc<std::sync::Mutex<Vec<Option<DMatrix<f64>>>>>);
+impl Controller for Probe {
+    fn law(&self) -> &'static str {
+        "probe"
+    }
+    fn initialize(&mut self, s: &ControllerSetup) -> Result<(), ControlError> {
+        self.0.lock().unwrap().push(s.measurement_map.clone());
+        Ok(())
+    }
+    fn compute(&mut self, _t: f64, _y: &[f64], u: &mut [f64]) -> Result<(), ControlError> {
+        u.fill(0.0);
+        Ok(())
+    }
+    fn save_state(&self, _: &mut Vec<f64>) {}
+    fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> {
+        Ok(0)
+    }
+}
+
+#[test]
+fn a_controller_learns_whether_its_measurement_is_a_map_of_its_plants_state() {
+    let mut mb = ModelBuilder::new();
+    let plant = mb
+        .add_system(
+            "plant",
+            FirstOrderLinear::new(dvector![1.0, 0.0], DMatrix::zeros(2, 2)),
+        )
+        .unwrap();
+    let other = mb
+        .add_system("other", FirstOrderLinear::new(dvector![1.0], dmatrix![0.0]))
+        .unwrap();
+    let mut lb = ControlLoopBuilder::new(mb.build());
+    let sensor = |system, c| SensorSpec {
+        system,
+        c,
+        timing: Timing::periodic(0.1),
+    };
+    let c = dmatrix![1.0, 2.0];
+    let plain = lb.add_sensor("plain", sensor(plant, c.clone())).unwrap();
+    let with_d = lb.add_sensor("with_d", sensor(plant, c.clone())).unwrap();
+    let elsewhere = lb
+        .add_sensor("elsewhere", sensor(other, dmatrix![1.0]))
+        .unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut ids = Vec::new();
+    for (name, m) in [
+        ("a", Measurement::Sensor(plain)),
+        ("b", Measurement::Sensor(with_d)),
+        ("c", Measurement::Sensor(elsewhere)),
+        ("d", Measurement::None),
+    ] {
+        let id = lb
+            .add_controller(
+                name,
+                m,
+                Box::new(Probe(seen.clone())),
+                ActuatorSpec {
+                    system: plant,
+                    input: InputMap::Matrix(dmatrix![0.0; 1.0]),
+                    timing: Timing::periodic(0.1),
+                    u0: None,
+                },
+            )
+            .unwrap();
+        ids.push(id);
+    }
+    lb.set_sensor_feedthrough(with_d, ids[0], dmatrix![1.0])
+        .unwrap();
+    lb.build_time_stepping(zoh_settings(0.01, 1.0)).unwrap();
+    assert_eq!(*seen.lock().unwrap(), [Some(c), None, None, None]);
+}

@@ -332,3 +332,66 @@ fn sensor_inputs_are_checked_and_located() {
     built.fmi.apply_inputs(&mut cl, &[1.5, -2.5]).unwrap();
     assert_eq!(cl.sensor_input(SensorId(0)), [1.5, -2.5]);
 }
+
+#[test]
+fn a_sensor_feedthrough_adds_d_times_the_held_input() {
+    let text = LOOP.replace(
+        "C = [[1]]\nperiod = \"period\"",
+        "C = [[1]]\nD = [[0.5]]\nfeedthrough = \"controller\"\nperiod = \"period\"",
+    );
+    let built = build(&text).unwrap();
+    let mut cl = built.control_loop().unwrap();
+    let mut row = vec![0.0; built.header().len()];
+    let mut rows = Vec::new();
+    while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
+        built.row_of_loop(&cl, &mut row);
+        rows.push(row.clone());
+    }
+    // At a sensor instant the sensor acts before the actuator: it reads
+    // the input held until then. x_{k+1} = x_k + 0.1 u_k,
+    // y_k = x_k + 0.5 u_{k−1} (u_{−1} = 0), u_k = −2 y_k.
+    let (mut x, mut u_held) = (1.0f64, 0.0f64);
+    for (k, r) in rows.iter().enumerate().step_by(10) {
+        let y = x + 0.5 * u_held;
+        let u = -2.0 * y;
+        assert!((r[1] - x).abs() < 1e-12, "t = {}: x {} vs {x}", r[0], r[1]);
+        assert!((r[2] - y).abs() < 1e-12, "t = {}: y {} vs {y}", r[0], r[2]);
+        assert!((r[4] - u).abs() < 1e-12, "t = {}: u {} vs {u}", r[0], r[4]);
+        if k > 0 {
+            assert!((r[2] - r[1]).abs() > 0.1, "D u shows in y at t = {}", r[0]);
+        }
+        x += 0.1 * u;
+        u_held = u;
+    }
+}
+
+#[test]
+fn sensor_feedthrough_errors_are_located() {
+    let line_of =
+        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let with = |extra: &str| {
+        LOOP.replace(
+            "C = [[1]]\nperiod = \"period\"",
+            &format!("C = [[1]]\n{extra}\nperiod = \"period\""),
+        )
+    };
+    let text = with("D = [[0.5]]");
+    assert_error(
+        &text,
+        line_of(&text, "[[sensors]]"),
+        "`D` and `feedthrough` go together",
+    );
+    let text = with("D = [[0.5]]\nfeedthrough = \"pump\"");
+    assert_error(
+        &text,
+        line_of(&text, "feedthrough = "),
+        "no controller is named `pump` (controllers: controller)",
+    );
+    let text = with("D = [[0.5, 1]]\nfeedthrough = \"controller\"");
+    assert_error(&text, line_of(&text, "[[sensors]]"), "D has size 1×2");
+    let text = format!(
+        "{}\n[fmi]\ninputs = [{{ name = \"measured\", target = \"sensor.y[0]\" }}]\n",
+        with("D = [[0.5]]\nfeedthrough = \"controller\"")
+    );
+    assert_error(&text, line_of(&text, "[[sensors]]"), "has no feedthrough");
+}

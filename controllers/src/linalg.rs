@@ -94,6 +94,18 @@ pub(crate) fn unsupported(object: &str, reason: String) -> ControlError {
     }
 }
 
+/// A small matrix by rows, e.g. `[[1, 0], [0, 2]]`.
+pub(crate) fn show(m: &DMatrix<f64>) -> String {
+    let rows: Vec<String> = m
+        .row_iter()
+        .map(|r| {
+            let v: Vec<String> = r.iter().map(|x| format!("{x}")).collect();
+            format!("[{}]", v.join(", "))
+        })
+        .collect();
+    format!("[{}]", rows.join(", "))
+}
+
 pub(crate) fn shape(m: &DMatrix<f64>) -> String {
     format!("{}×{}", m.nrows(), m.ncols())
 }

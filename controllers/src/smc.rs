@@ -190,6 +190,17 @@ fn discretise(setup: &ControllerSetup, cs: &DMatrix<f64>) -> Result<Discrete, Co
             format!("{n}, the state (a sensor with C = I, or an observer)"),
         ));
     }
+    if let Some(c) = &setup.measurement_map {
+        if *c != DMatrix::identity(n, n) {
+            return Err(unsupported(
+                name,
+                format!(
+                    "the law reads the state x: its measurement must be y = x (a sensor with C = I, or an observer), not y = C x with C = {}",
+                    crate::linalg::show(c)
+                ),
+            ));
+        }
+    }
     if plant.a.shape() != (n, n) {
         return Err(dim_err(name, "A", shape(&plant.a), format!("{n}×{n}")));
     }

@@ -61,6 +61,7 @@ fn setup(measurement_dim: usize) -> ControllerSetup {
             a: dmatrix![0.0, 1.0; 0.0, 0.0],
             b: dmatrix![0.0; 1.0],
         }),
+        measurement_map: None,
     }
 }
 

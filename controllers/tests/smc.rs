@@ -315,6 +315,24 @@ fn bad_parameters_and_loops_are_typed_errors() {
         ),
         "{e:?}"
     );
+    // A measurement of the state's size that is not the state: y = C x
+    // with C ≠ I (here the components swapped, then scaled), for each law.
+    for c in [dmatrix![0.0, 1.0; 1.0, 0.0], dmatrix![2.0, 0.0; 0.0, 2.0]] {
+        let laws: [Box<dyn Controller>; 4] = [
+            Box::new(ImplicitSmc::new(dmatrix![1.0, 1.0], vec![1.0])),
+            Box::new(ExplicitSmc::new(dmatrix![1.0, 1.0], vec![1.0])),
+            Box::new(Ot2Smc::new(dmatrix![1.0, 1.0])),
+            Box::new(ImprovedSmc::new(dmatrix![1.0, 1.0], vec![1.0], 1)),
+        ];
+        for law in laws {
+            let e = build(law, c.clone(), b());
+            assert!(
+                matches!(&e, Some(ControlError::Unsupported { reason, .. })
+                    if reason.contains("must be y = x") && reason.contains("C = [[")),
+                "{e:?}"
+            );
+        }
+    }
     // No linear plant: the input enters through a function.
     let f = InputMap::Function {
         inputs: 1,

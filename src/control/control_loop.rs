@@ -186,6 +186,15 @@ pub struct ControlLoopBuilder {
     controllers: Vec<ControllerRt>,
 }
 
+/// A sensor fed from outside captures the value set there, not C x + D u.
+fn fed_with_feedthrough(name: &str) -> ControlError {
+    ControlError::Unsupported {
+        object: name.into(),
+        reason: "a sensor fed from outside has no feedthrough D u (its value is the one set)"
+            .into(),
+    }
+}
+
 fn dim_err(object: &str, what: &'static str, got: String, expected: String) -> ControlError {
     ControlError::Dimension {
         object: object.to_string(),
@@ -337,6 +346,9 @@ impl ControlLoopBuilder {
             .sensors
             .get_mut(sensor.0)
             .ok_or_else(|| ControlError::BadReference(format!("no sensor {}", sensor.0)))?;
+        if s.feedthrough.is_some() {
+            return Err(fed_with_feedthrough(&s.name));
+        }
         s.fed = Some(vec![0.0; s.dim()]);
         Ok(())
     }
@@ -358,6 +370,9 @@ impl ControlLoopBuilder {
             .sensors
             .get_mut(sensor.0)
             .ok_or_else(|| ControlError::BadReference(format!("no sensor {}", sensor.0)))?;
+        if s.fed.is_some() {
+            return Err(fed_with_feedthrough(&s.name));
+        }
         if d.nrows() != s.c.nrows() || d.ncols() != m {
             return Err(dim_err(
                 &s.name,
@@ -664,6 +679,19 @@ impl ControlLoopBuilder {
                 InputMap::Matrix(b) => linear_plant(&model, c.system, b),
                 InputMap::Function { .. } => None,
             };
+            let measurement_map = match c.measurement {
+                Measurement::Sensor(s) => {
+                    let s = &sensors[s.0];
+                    (s.system == c.system && s.contacts.is_empty() && s.feedthrough.is_none())
+                        .then(|| s.c.clone())
+                }
+                Measurement::Observer(o) => {
+                    let system = sensors[observers[o.0].sensor].system;
+                    let n = state_dim(&model, system);
+                    (system == c.system).then(|| DMatrix::identity(n, n))
+                }
+                Measurement::None => None,
+            };
             let setup = ControllerSetup {
                 name: c.name.clone(),
                 period: c.timing.period,
@@ -671,6 +699,7 @@ impl ControlLoopBuilder {
                 input_dim: c.input.inputs(),
                 state_dim: state_dim(&model, c.system),
                 plant: plant_lin,
+                measurement_map,
             };
             c.law.initialize(&setup)?;
             c.signals = c.law.signal_names().to_vec();

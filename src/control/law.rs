@@ -41,6 +41,12 @@ pub struct ControllerSetup {
     /// The plant, when it is linear time-invariant and the actuator is a
     /// matrix.
     pub plant: Option<LinearPlant>,
+    /// C when the measurement is y = C x of the actuated system's state
+    /// (x, or (q, v) stacked): the sensor's C, or the identity for an
+    /// observer's estimate of that system. `None` when it is not known to
+    /// be such a map: no measurement, contacts' λ or a feedthrough D u in
+    /// it, or another system measured.
+    pub measurement_map: Option<DMatrix<f64>>,
 }
 
 /// A sampled control law.

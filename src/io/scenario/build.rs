@@ -676,6 +676,7 @@ pub(super) fn build(
     }
 
     let fmi = super::fmi::fmi_spec(ctx, file, model_ref, &control_vars, &columns, &params)?;
+    control.check_fed(&fmi.fed_sensors())?;
 
     Ok(BuiltScenario {
         name: file.name.get_ref().clone(),

@@ -13,8 +13,8 @@ use super::schema::{LawParamTable, SStr, ScenarioFile, SQ};
 use super::values::{is_identifier, Ctx};
 use super::Places;
 use crate::control::{
-    ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, InputMap, LawCatalog, LawParams,
-    LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
+    ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, ControllerId, InputMap,
+    LawCatalog, LawParams, LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
 };
 use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
@@ -25,6 +25,8 @@ struct SensorPlan {
     system: SystemId,
     c: DMatrix<f64>,
     contacts: Vec<InteractionId>,
+    /// y = C x + D u_c: D and the index of controller c.
+    feedthrough: Option<(DMatrix<f64>, usize)>,
     timing: Timing,
     at: Place,
 }
@@ -81,6 +83,23 @@ impl ControlPlan {
     /// Controller names, in file order.
     pub fn controller_names(&self) -> impl Iterator<Item = &str> {
         self.controllers.iter().map(|s| s.name.as_str())
+    }
+
+    /// Refuses a feedthrough on a sensor fed from outside (its value is the
+    /// one set there, not C x + D u).
+    pub(super) fn check_fed(&self, fed: &[SensorId]) -> Result<()> {
+        for s in fed.iter().filter_map(|k| self.sensors.get(k.0)) {
+            if s.feedthrough.is_some() {
+                return Err(invalid(
+                    s.at.clone(),
+                    format!(
+                        "sensor `{}` is fed from outside ([fmi] inputs) and has no feedthrough D u: its value is the one set",
+                        s.name
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Periods, offsets and delays of every object, for the time base.
@@ -262,6 +281,7 @@ pub(super) fn plan(
             system,
             c: ctx.matrix(&e.c, "C")?,
             contacts,
+            feedthrough: None,
             timing: timing(ctx, &e.period, &e.offset, &e.delay)?,
             at: ctx.at(entry.span()),
         });
@@ -325,6 +345,38 @@ pub(super) fn plan(
             params: law_params(ctx, &e.params, words)?,
             at: ctx.at(entry.span()),
         });
+    }
+    // Feedthrough: the controller is named after the sensors are read.
+    for (k, entry) in file.sensors.iter().enumerate() {
+        let e = entry.get_ref();
+        let (d, from) = match (&e.d, &e.feedthrough) {
+            (None, None) => continue,
+            (Some(d), Some(from)) => (d, from),
+            _ => {
+                return Err(invalid(
+                    ctx.at(entry.span()),
+                    "`D` and `feedthrough` go together: D multiplies the applied input of \
+                     the controller `feedthrough` names"
+                        .into(),
+                ))
+            }
+        };
+        let c = plan
+            .controllers
+            .iter()
+            .position(|c| c.name == *from.get_ref())
+            .ok_or_else(|| {
+                let known: Vec<&str> = plan.controllers.iter().map(|c| c.name.as_str()).collect();
+                invalid(
+                    ctx.at(from.span()),
+                    format!(
+                        "no controller is named `{}` (controllers: {})",
+                        from.get_ref(),
+                        expr::list(&known)
+                    ),
+                )
+            })?;
+        plan.sensors[k].feedthrough = Some((ctx.matrix(d, "D")?, c));
     }
     Ok(plan)
 }
@@ -436,6 +488,12 @@ pub(super) fn instantiate(
             },
         )
         .map_err(|e| located(&c.at, e, places))?;
+    }
+    for (k, s) in plan.sensors.iter().enumerate() {
+        if let Some((d, c)) = &s.feedthrough {
+            lb.set_sensor_feedthrough(SensorId(k), ControllerId(*c), d.clone())
+                .map_err(|e| located(&s.at, e, places))?;
+        }
     }
     // Errors of the loop as a whole (initialisation of laws, the clock) are
     // located at the object they name, or at [simulation].

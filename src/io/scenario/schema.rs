@@ -303,6 +303,11 @@ pub struct SensorEntry {
     pub c: SMat,
     /// Interactions whose λ follow C x in the measurement.
     pub contacts: Option<Spanned<Vec<SStr>>>,
+    /// Feedthrough D (p × m) of a controller's applied input: y = C x + D u.
+    #[serde(rename = "D")]
+    pub d: Option<SMat>,
+    /// The controller whose applied input `D` multiplies.
+    pub feedthrough: Option<SStr>,
     /// Sampling period.
     pub period: SQ,
     /// First instant after t0.
