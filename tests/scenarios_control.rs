@@ -395,3 +395,87 @@ fn sensor_feedthrough_errors_are_located() {
     );
     assert_error(&text, line_of(&text, "[[sensors]]"), "has no feedthrough");
 }
+
+#[test]
+fn a_nonlinear_input_map_is_evaluated_at_the_actuation_instants_and_held() {
+    let text = LOOP
+        .replace("delay = 0\n", "delay = 0\namp = 0.3\n")
+        .replace("B = [[1]]", "g = [\"u0*x0 + amp*sin(t)\"]\ninputs = 1");
+    let built = build(&text).unwrap();
+    let mut cl = built.control_loop().unwrap();
+    let mut row = vec![0.0; built.header().len()];
+    let mut rows = Vec::new();
+    while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
+        built.row_of_loop(&cl, &mut row);
+        rows.push(row.clone());
+    }
+    // u_k = −2 x_k; g_k = u_k x_k + 0.3 sin(t_k) held over T = 0.1:
+    // x_{k+1} = x_k + 0.1 g_k.
+    let mut x = 1.0f64;
+    for (k, r) in rows.iter().enumerate().step_by(10) {
+        let t = 0.1 * (k / 10) as f64;
+        assert!((r[0] - t).abs() < 1e-12);
+        assert!((r[1] - x).abs() < 1e-12, "t = {t}: x {} vs {x}", r[1]);
+        let u = -2.0 * x;
+        assert!((r[4] - u).abs() < 1e-12, "t = {t}: u {} vs {u}", r[4]);
+        x += 0.1 * (u * x + 0.3 * t.sin());
+    }
+    // A Lagrangian plant: the map reads q and v (mass 2: v̇ = g/2).
+    let text = LOOP
+        .replace(
+            "type = \"first_order_linear\"\nx0 = [1]\nA = [[0]]",
+            "type = \"lagrangian_linear\"\nq0 = [1]\nv0 = [0.5]\nmass = [[2]]",
+        )
+        .replace("C = [[1]]", "C = [[1, 0], [0, 1]]")
+        .replace("x0 = [0.5]", "x0 = [0.5, 0]")
+        .replace("k = [[\"gain\"]]", "k = [[\"gain\", 0]]")
+        .replace("B = [[1]]", "g = [\"u0 + v0 - q0\"]\ninputs = 1")
+        .replace("\"plant.x\"", "\"plant.q\"");
+    let built = build(&text).unwrap();
+    let mut cl = built.control_loop().unwrap();
+    let plant = built.model.system_id("plant").unwrap();
+    let ctl = cl.controller_id("controller").unwrap();
+    cl.step().unwrap();
+    // At t0: u = −2 q = −2, g = −2 + 0.5 − 1.
+    assert_eq!(cl.controller_input(ctl), [-2.0]);
+    assert_eq!(cl.plant().system_input(plant), [-2.5]);
+}
+
+#[test]
+fn input_map_errors_are_located() {
+    let line_of =
+        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let with = |g: &str| LOOP.replace("B = [[1]]", g);
+    let text = with("g = [\"u0*y\"]\ninputs = 1");
+    assert_error(
+        &text,
+        line_of(&text, "g = "),
+        "unknown name `y` (the map's variables: t, x0, u0;",
+    );
+    let text = with("g = [\"u1*x0\"]\ninputs = 1");
+    assert_error(&text, line_of(&text, "g = "), "unknown name `u1`");
+    let text = with("g = [\"u0\", 0]\ninputs = 1");
+    assert_error(
+        &text,
+        line_of(&text, "g = "),
+        "g has 2 components, the system `plant` has dimension 1",
+    );
+    let text = with("g = [\"u0\"]");
+    assert_error(
+        &text,
+        line_of(&text, "[[controllers]]"),
+        "`g` needs `inputs`",
+    );
+    let text = with("B = [[1]]\ng = [\"u0\"]\ninputs = 1");
+    assert_error(&text, line_of(&text, "[[controllers]]"), "not both");
+    let text = with("");
+    assert_error(&text, line_of(&text, "[[controllers]]"), "give one");
+    let text = with("g = [\"u0\"]\ninputs = 0");
+    assert_error(&text, line_of(&text, "inputs = 0"), "1 to 64, got 0");
+    let text = with("g = [\"u0*x0\"]\ninputs = 1").replace("delay = 0\n", "delay = 0\nx0 = 2\n");
+    assert_error(
+        &text,
+        line_of(&text, "g = "),
+        "`x0` is both a parameter and a variable",
+    );
+}

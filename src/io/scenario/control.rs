@@ -8,12 +8,12 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 
 use super::error::{Place, Result, ScenarioError};
-use super::expr;
-use super::schema::{LawParamTable, SStr, ScenarioFile, SQ};
+use super::expr::{self, Fault, VarExpr};
+use super::schema::{ControllerEntry, LawParamTable, Quantity, SStr, ScenarioFile, SQ};
 use super::values::{is_identifier, Ctx};
 use super::Places;
 use crate::control::{
-    ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, ControllerId, InputMap,
+    ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, ControllerId, InputFn, InputMap,
     LawCatalog, LawParams, LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
 };
 use crate::modelling::{InteractionId, Model, SystemId};
@@ -48,11 +48,164 @@ struct ControllerPlan {
     law: String,
     input: Measurement,
     system: SystemId,
-    b: DMatrix<f64>,
+    input_map: PlanInput,
     timing: Timing,
     u0: Option<Vec<f64>>,
     params: Vec<(String, LawValue)>,
     at: Place,
+}
+
+/// How a controller's input enters its system.
+#[derive(Debug, Clone)]
+enum PlanInput {
+    /// g = B u.
+    Matrix(DMatrix<f64>),
+    /// g_i = G_i(t, state, u), u of size `inputs`.
+    Map {
+        inputs: usize,
+        g: Arc<Vec<MapComponent>>,
+    },
+}
+
+/// One component of a nonlinear input map.
+#[derive(Debug, Clone)]
+enum MapComponent {
+    Constant(f64),
+    /// Of the variables t, the state (x_i, or q_i and v_i), u_i, in this
+    /// order (see [`map_variables`]).
+    Expr(VarExpr),
+}
+
+/// The variables of an input map's expressions, in slot order: `t`, then
+/// `x0 … x{n−1}` (first-order) or `q0 …` and `v0 …` (Lagrangian), then
+/// `u0 … u{m−1}`.
+fn map_variables(n: usize, lagrangian: bool, m: usize) -> Vec<String> {
+    let mut vars = vec!["t".to_string()];
+    if lagrangian {
+        vars.extend((0..n).map(|i| format!("q{i}")));
+        vars.extend((0..n).map(|i| format!("v{i}")));
+    } else {
+        vars.extend((0..n).map(|i| format!("x{i}")));
+    }
+    vars.extend((0..m).map(|i| format!("u{i}")));
+    vars
+}
+
+/// The input map of a controller entry: `B`, or `g` with `inputs`.
+fn plan_input(
+    ctx: Ctx<'_>,
+    e: &ControllerEntry,
+    model: &Model,
+    system: SystemId,
+    at: &Place,
+) -> Result<PlanInput> {
+    match (&e.b, &e.g, &e.inputs) {
+        (Some(b), None, None) => Ok(PlanInput::Matrix(ctx.matrix(b, "B")?)),
+        (None, Some(g), Some(inputs)) => {
+            let m = ctx.integer(inputs, "inputs")?;
+            if !(1..=64).contains(&m) {
+                return Err(invalid(
+                    ctx.at(inputs.span()),
+                    format!("inputs: the size of u is 1 to 64, got {m}"),
+                ));
+            }
+            let m = m as usize;
+            let ds = &model.system(system).ds;
+            let n = ds.dim();
+            if g.get_ref().len() != n {
+                return Err(invalid(
+                    ctx.at(g.span()),
+                    format!(
+                        "g has {} components, the system `{}` has dimension {n}",
+                        g.get_ref().len(),
+                        e.system.get_ref()
+                    ),
+                ));
+            }
+            let vars = map_variables(n, ds.is_lagrangian(), m);
+            let mut out = Vec::with_capacity(n);
+            for (i, q) in g.get_ref().iter().enumerate() {
+                let what = format!("g[{i}]");
+                let at = ctx.at(q.span());
+                out.push(match q.get_ref() {
+                    Quantity::Number(x) if x.is_finite() => MapComponent::Constant(*x),
+                    Quantity::Number(x) => {
+                        return Err(ScenarioError::NonFinite {
+                            at,
+                            what,
+                            value: *x,
+                        })
+                    }
+                    Quantity::Expression(text) => {
+                        let ex = ctx.scope.compile_vars(text, &vars).map_err(|f| match f {
+                            Fault::UnknownName(name) => invalid(
+                                at.clone(),
+                                format!(
+                                    "{what} = `{text}`: unknown name `{name}` (the map's variables: {}; parameters: {})",
+                                    expr::list(&vars.iter().map(String::as_str).collect::<Vec<_>>()),
+                                    ctx.scope.known()
+                                ),
+                            ),
+                            f => ctx.fault(at.clone(), text, &what, f),
+                        })?;
+                        MapComponent::Expr(ex)
+                    }
+                });
+            }
+            Ok(PlanInput::Map {
+                inputs: m,
+                g: Arc::new(out),
+            })
+        }
+        (None, Some(_), None) => Err(invalid(
+            at.clone(),
+            "`g` needs `inputs`, the size of u".into(),
+        )),
+        (None, None, _) => Err(invalid(
+            at.clone(),
+            "the input enters through `B` (g = B u) or `g` (g = G(t, state, u)): give one".into(),
+        )),
+        _ => Err(invalid(
+            at.clone(),
+            "give either `B`, or `g` with `inputs`, not both".into(),
+        )),
+    }
+}
+
+impl PlanInput {
+    /// The actuator's input map.
+    fn input_map(&self) -> InputMap {
+        match self {
+            PlanInput::Matrix(b) => InputMap::Matrix(b.clone()),
+            PlanInput::Map { inputs, g } => {
+                let g = Arc::clone(g);
+                let map: InputFn = Arc::new(move |t, q, v, u, out: &mut [f64]| {
+                    // Slots: t, then q (x), then v, then u.
+                    let value = |k: usize| {
+                        if k == 0 {
+                            t
+                        } else if k <= q.len() {
+                            q[k - 1]
+                        } else if k <= q.len() + v.len() {
+                            v[k - 1 - q.len()]
+                        } else {
+                            u[k - 1 - q.len() - v.len()]
+                        }
+                    };
+                    for (o, c) in out.iter_mut().zip(g.iter()) {
+                        *o = match c {
+                            MapComponent::Constant(x) => *x,
+                            MapComponent::Expr(ex) => ex.eval(value),
+                        };
+                    }
+                });
+                InputMap::Function {
+                    inputs: *inputs,
+                    map,
+                }
+            }
+        }
+    }
 }
 
 /// The control objects of a scenario, evaluated (numbers, matrices, law
@@ -334,12 +487,13 @@ pub(super) fn plan(
             Some(v) => Some(ctx.vector(v, "u0")?.as_slice().to_vec()),
             None => None,
         };
+        let system = system_ref(ctx, model, &e.system)?;
         plan.controllers.push(ControllerPlan {
             name: e.name.get_ref().clone(),
             law: word(&e.law, words),
             input,
-            system: system_ref(ctx, model, &e.system)?,
-            b: ctx.matrix(&e.b, "B")?,
+            system,
+            input_map: plan_input(ctx, e, model, system, &ctx.at(entry.span()))?,
             timing: timing(ctx, &e.period, &e.offset, &e.delay)?,
             u0,
             params: law_params(ctx, &e.params, words)?,
@@ -482,7 +636,7 @@ pub(super) fn instantiate(
             law,
             ActuatorSpec {
                 system: c.system,
-                input: InputMap::Matrix(c.b.clone()),
+                input: c.input_map.input_map(),
                 timing: c.timing,
                 u0: c.u0.clone(),
             },

@@ -435,6 +435,81 @@ impl<'a> Scope<'a> {
     }
 }
 
+/// The most variables an expression of [`Scope::compile_vars`] may use
+/// (they are gathered on the stack for each evaluation).
+pub(crate) const MAX_VARIABLES: usize = 32;
+
+/// An expression of named variables (for an input map: `t`, the state and
+/// the input), the parameters replaced by their values.
+#[derive(Debug, Clone)]
+pub(crate) struct VarExpr {
+    ex: Box<Ex>,
+    /// For each variable of the expression, in the order exmex takes
+    /// them, its index in the caller's list of variables.
+    slots: Vec<usize>,
+}
+
+impl VarExpr {
+    /// The value for the variables' values `value(k)` (k indexing the list
+    /// given to [`Scope::compile_vars`]); NaN when it cannot be evaluated.
+    #[inline]
+    pub fn eval(&self, value: impl Fn(usize) -> f64) -> f64 {
+        let mut buf = [0.0; MAX_VARIABLES];
+        for (b, &k) in buf.iter_mut().zip(&self.slots) {
+            *b = value(k);
+        }
+        self.ex.eval(&buf[..self.slots.len()]).unwrap_or(f64::NAN)
+    }
+}
+
+impl Scope<'_> {
+    /// Compiles an expression of the variables `vars` and the parameters
+    /// (replaced by their values). A variable may not also be a parameter
+    /// the expression uses; `t` is a variable only if `vars` lists it.
+    pub fn compile_vars(&self, text: &str, vars: &[String]) -> Result<VarExpr, Fault> {
+        let ex = parse(text)?;
+        let names: Vec<String> = ex.var_names().to_vec();
+        let mut constants = Vec::with_capacity(names.len());
+        for name in &names {
+            if vars.contains(name) {
+                if self.params.contains_key(name) {
+                    return Err(Fault::Syntax(format!(
+                        "`{name}` is both a parameter and a variable here; rename the parameter"
+                    )));
+                }
+                constants.push(None);
+            } else {
+                constants.push(Some(self.with_time(false).value(name)?.unwrap_or(0.0)));
+            }
+        }
+        let mut sub = |name: &str| {
+            names
+                .iter()
+                .position(|n| n == name)
+                .and_then(|k| constants[k])
+                .map(Ex::from_num)
+        };
+        let ex = ex
+            .subs(&mut sub)
+            .map_err(|e| Fault::Syntax(e.to_string()))?;
+        let slots: Vec<usize> = ex
+            .var_names()
+            .iter()
+            .filter_map(|n| vars.iter().position(|v| v == n))
+            .collect();
+        debug_assert_eq!(slots.len(), ex.var_names().len());
+        if slots.len() > MAX_VARIABLES {
+            return Err(Fault::Syntax(format!(
+                "more than {MAX_VARIABLES} different variables in one expression"
+            )));
+        }
+        Ok(VarExpr {
+            ex: Box::new(ex),
+            slots,
+        })
+    }
+}
+
 /// The operations exmex performs to evaluate `text` at t, recorded by
 /// parsing it over [`Sym`] (see `tape`), with the names other than `t`
 /// replaced by their values as in [`Scope::compile`]. `None` if exmex

@@ -348,9 +348,14 @@ pub struct ControllerEntry {
     pub input: Option<SStr>,
     /// The actuated system.
     pub system: SStr,
-    /// The input matrix B (n × m).
+    /// The input matrix B (n × m): g = B u.
     #[serde(rename = "B")]
-    pub b: SMat,
+    pub b: Option<SMat>,
+    /// Or a nonlinear input map g = G(t, state, u), one expression per
+    /// component of g.
+    pub g: Option<SVec>,
+    /// The size m of u, with `g`.
+    pub inputs: Option<SQ>,
     /// Control period.
     pub period: SQ,
     /// First instant after t0.
