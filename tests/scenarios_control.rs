@@ -172,13 +172,7 @@ fn a_scenario_loop_records_its_objects_and_matches_the_sampled_recursion() {
             "controller.seen[0]"
         ]
     );
-    let mut cl = built.control_loop().unwrap();
-    let mut row = vec![0.0; built.header().len()];
-    let mut rows = Vec::new();
-    while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
-        built.row_of_loop(&cl, &mut row);
-        rows.push(row.clone());
-    }
+    let rows = rows_of(&built);
     // ẋ = u, u_k = −2 x_k held over T = 0.1: x_{k+1} = (1 − 0.2) x_k.
     for (k, r) in rows.iter().enumerate().step_by(10) {
         let expect = 0.8f64.powi((k / 10) as i32);
@@ -220,6 +214,24 @@ fn assert_error(text: &str, line: usize, part: &str) {
             assert_eq!(e.line(), Some(line), "{msg}");
         }
     }
+}
+
+/// Every row of a run of the scenario's loop.
+fn rows_of(built: &nonsmooth::io::scenario::BuiltScenario) -> Vec<Vec<f64>> {
+    let mut cl = built.control_loop().unwrap();
+    let mut row = vec![0.0; built.header().len()];
+    let mut rows = Vec::new();
+    while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
+        built.row_of_loop(&cl, &mut row);
+        rows.push(row.clone());
+    }
+    rows
+}
+
+/// As `assert_error`, at the first line of `text` holding `needle`.
+fn assert_error_at(text: &str, needle: &str, part: &str) {
+    let line = text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    assert_error(text, line, part);
 }
 
 #[test]
@@ -340,13 +352,7 @@ fn a_sensor_feedthrough_adds_d_times_the_held_input() {
         "C = [[1]]\nD = [[0.5]]\nfeedthrough = \"controller\"\nperiod = \"period\"",
     );
     let built = build(&text).unwrap();
-    let mut cl = built.control_loop().unwrap();
-    let mut row = vec![0.0; built.header().len()];
-    let mut rows = Vec::new();
-    while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
-        built.row_of_loop(&cl, &mut row);
-        rows.push(row.clone());
-    }
+    let rows = rows_of(&built);
     // At a sensor instant the sensor acts before the actuator: it reads
     // the input held until then. x_{k+1} = x_k + 0.1 u_k,
     // y_k = x_k + 0.5 u_{k−1} (u_{−1} = 0), u_k = −2 y_k.
@@ -367,8 +373,6 @@ fn a_sensor_feedthrough_adds_d_times_the_held_input() {
 
 #[test]
 fn sensor_feedthrough_errors_are_located() {
-    let line_of =
-        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let with = |extra: &str| {
         LOOP.replace(
             "C = [[1]]\nperiod = \"period\"",
@@ -376,24 +380,20 @@ fn sensor_feedthrough_errors_are_located() {
         )
     };
     let text = with("D = [[0.5]]");
-    assert_error(
-        &text,
-        line_of(&text, "[[sensors]]"),
-        "`D` and `feedthrough` go together",
-    );
+    assert_error_at(&text, "[[sensors]]", "`D` and `feedthrough` go together");
     let text = with("D = [[0.5]]\nfeedthrough = \"pump\"");
-    assert_error(
+    assert_error_at(
         &text,
-        line_of(&text, "feedthrough = "),
+        "feedthrough = ",
         "no controller is named `pump` (controllers: controller)",
     );
     let text = with("D = [[0.5, 1]]\nfeedthrough = \"controller\"");
-    assert_error(&text, line_of(&text, "[[sensors]]"), "D has size 1×2");
+    assert_error_at(&text, "[[sensors]]", "D has size 1×2");
     let text = format!(
         "{}\n[fmi]\ninputs = [{{ name = \"measured\", target = \"sensor.y[0]\" }}]\n",
         with("D = [[0.5]]\nfeedthrough = \"controller\"")
     );
-    assert_error(&text, line_of(&text, "[[sensors]]"), "has no feedthrough");
+    assert_error_at(&text, "[[sensors]]", "has no feedthrough");
 }
 
 #[test]
@@ -402,13 +402,7 @@ fn a_nonlinear_input_map_is_evaluated_at_the_actuation_instants_and_held() {
         .replace("delay = 0\n", "delay = 0\namp = 0.3\n")
         .replace("B = [[1]]", "g = [\"u0*x0 + amp*sin(t)\"]\ninputs = 1");
     let built = build(&text).unwrap();
-    let mut cl = built.control_loop().unwrap();
-    let mut row = vec![0.0; built.header().len()];
-    let mut rows = Vec::new();
-    while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
-        built.row_of_loop(&cl, &mut row);
-        rows.push(row.clone());
-    }
+    let rows = rows_of(&built);
     // u_k = −2 x_k; g_k = u_k x_k + 0.3 sin(t_k) held over T = 0.1:
     // x_{k+1} = x_k + 0.1 g_k.
     let mut x = 1.0f64;
@@ -443,39 +437,29 @@ fn a_nonlinear_input_map_is_evaluated_at_the_actuation_instants_and_held() {
 
 #[test]
 fn input_map_errors_are_located() {
-    let line_of =
-        |text: &str, needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() + 1;
     let with = |g: &str| LOOP.replace("B = [[1]]", g);
     let text = with("g = [\"u0*y\"]\ninputs = 1");
-    assert_error(
+    assert_error_at(
         &text,
-        line_of(&text, "g = "),
+        "g = ",
         "unknown name `y` (the map's variables: t, x0, u0;",
     );
     let text = with("g = [\"u1*x0\"]\ninputs = 1");
-    assert_error(&text, line_of(&text, "g = "), "unknown name `u1`");
+    assert_error_at(&text, "g = ", "unknown name `u1`");
     let text = with("g = [\"u0\", 0]\ninputs = 1");
-    assert_error(
+    assert_error_at(
         &text,
-        line_of(&text, "g = "),
+        "g = ",
         "g has 2 components, the system `plant` has dimension 1",
     );
     let text = with("g = [\"u0\"]");
-    assert_error(
-        &text,
-        line_of(&text, "[[controllers]]"),
-        "`g` needs `inputs`",
-    );
+    assert_error_at(&text, "[[controllers]]", "`g` needs `inputs`");
     let text = with("B = [[1]]\ng = [\"u0\"]\ninputs = 1");
-    assert_error(&text, line_of(&text, "[[controllers]]"), "not both");
+    assert_error_at(&text, "[[controllers]]", "not both");
     let text = with("");
-    assert_error(&text, line_of(&text, "[[controllers]]"), "give one");
+    assert_error_at(&text, "[[controllers]]", "give one");
     let text = with("g = [\"u0\"]\ninputs = 0");
-    assert_error(&text, line_of(&text, "inputs = 0"), "1 to 64, got 0");
+    assert_error_at(&text, "inputs = 0", "1 to 64, got 0");
     let text = with("g = [\"u0*x0\"]\ninputs = 1").replace("delay = 0\n", "delay = 0\nx0 = 2\n");
-    assert_error(
-        &text,
-        line_of(&text, "g = "),
-        "`x0` is both a parameter and a variable",
-    );
+    assert_error_at(&text, "g = ", "`x0` is both a parameter and a variable");
 }
