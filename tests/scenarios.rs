@@ -17,11 +17,11 @@ fn example(name: &str) -> PathBuf {
 
 /// Every recorded row of a run.
 fn run(built: &BuiltScenario) -> Vec<Vec<f64>> {
-    let mut sim = built.simulation().expect("the simulation starts");
+    let mut sim = built.control_loop().expect("the simulation starts");
     let mut rows = Vec::new();
     let mut row = vec![0.0; built.header().len()];
     sim.run(|s| {
-        if s.is_output_instant() {
+        if s.plant().is_output_instant() {
             built.row(s, &mut row);
             rows.push(row.clone());
         }
@@ -361,7 +361,7 @@ fn error_of(text: &str) -> ScenarioError {
         Err(e) => e,
         Ok(s) => match s.build() {
             Err(e) => e,
-            Ok(b) => match b.simulation() {
+            Ok(b) => match b.control_loop() {
                 Err(e) => e,
                 Ok(_) => panic!("no error in:\n{text}"),
             },
@@ -602,7 +602,7 @@ law = { type = "relay", lb = [-1], ub = [1] }
             .unwrap()
             .build()
             .unwrap()
-            .simulation()
+            .control_loop()
             .is_ok()
     );
     let text = format!("{BASE}[output]\nevery = 0\n");
@@ -735,8 +735,8 @@ fn fmi_table_is_checked_and_located() {
     assert_eq!(f.parameter_units["mass"], "kg");
     assert_eq!(f.tunable, ["mass"]);
     // The start value of an input is held in a plain run too.
-    let sim = built.simulation().unwrap();
-    assert_eq!(sim.system_input(SystemId(0)), &[2.0]);
+    let sim = built.control_loop().unwrap();
+    assert_eq!(sim.plant().system_input(SystemId(0)), &[2.0]);
 
     // Without [fmi]: the recorded columns, an identifier from the name.
     let built = Scenario::from_str(&BASE.replace("name = \"e\"", "name = \"9-e\""), "c.toml")
@@ -749,7 +749,7 @@ fn fmi_table_is_checked_and_located() {
 
 #[test]
 fn strategy_key_selects_event_driven_with_its_settings() {
-    use nonsmooth::simulation::{OdeMethod, Simulator, Strategy};
+    use nonsmooth::simulation::{OdeMethod, Strategy};
     let text = r#"
 name = "fall"
 [simulation]
@@ -787,12 +787,12 @@ every = 2
     assert_eq!((ed.rtol, ed.atol), (1e-8, 1e-9));
     assert_eq!(ed.output_step, 0.02);
     assert!(ed.output_at_events);
-    let mut sim = built.simulator(built.strategy).unwrap();
-    assert!(matches!(sim, Simulator::EventDriven(_)));
+    let mut sim = built.control_loop().unwrap();
+    assert_eq!(sim.plant().strategy(), Strategy::EventDriven);
     let mut rows = 0;
     let mut row = vec![0.0; built.header().len()];
     while let nonsmooth::simulation::StepOutcome::Advanced { .. } = sim.step().unwrap() {
-        if sim.is_output_instant() {
+        if sim.plant().is_output_instant() {
             built.row(&sim, &mut row);
             rows += 1;
         }
@@ -800,10 +800,14 @@ every = 2
     // 51 grid rows and one per impact before the accumulation point.
     assert!(rows > 51, "{rows}");
     // The same file runs time-stepping too.
-    assert!(matches!(
-        built.simulator(Strategy::TimeStepping).unwrap(),
-        Simulator::TimeStepping(_)
-    ));
+    assert_eq!(
+        built
+            .control_loop_with(Strategy::TimeStepping)
+            .unwrap()
+            .plant()
+            .strategy(),
+        Strategy::TimeStepping
+    );
 
     for (bad, key) in [
         ("strategy = \"leapfrog\"", "strategy"),
@@ -843,14 +847,14 @@ fn bundled_examples_run_event_driven_on_the_same_instants() {
         let mut rows = Vec::new();
         for strategy in [Strategy::TimeStepping, Strategy::EventDriven] {
             let mut sim = built
-                .simulator(strategy)
+                .control_loop_with(strategy)
                 .unwrap_or_else(|e| panic!("{file}: {e}"));
             let mut out = Vec::new();
             let mut row = vec![0.0; built.header().len()];
             while let StepOutcome::Advanced { .. } =
                 sim.step().unwrap_or_else(|e| panic!("{file}: {e}"))
             {
-                if sim.is_output_instant() {
+                if sim.plant().is_output_instant() {
                     built.row(&sim, &mut row);
                     out.push(row.clone());
                 }

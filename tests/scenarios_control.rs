@@ -222,7 +222,7 @@ fn rows_of(built: &nonsmooth::io::scenario::BuiltScenario) -> Vec<Vec<f64>> {
     let mut row = vec![0.0; built.header().len()];
     let mut rows = Vec::new();
     while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
-        built.row_of_loop(&cl, &mut row);
+        built.row(&cl, &mut row);
         rows.push(row.clone());
     }
     rows

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use nonsmooth::io::scenario::Scenario;
-use nonsmooth::simulation::TimeStepping;
+use nonsmooth::simulation::Simulation;
 
 fn oracle(name: &str) -> (Vec<String>, Vec<Vec<f64>>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,7 +30,7 @@ fn oracle(name: &str) -> (Vec<String>, Vec<Vec<f64>>) {
 }
 
 /// Value of a column `<object>.<variable>[<index>]` in the current state.
-fn value(sim: &TimeStepping, column: &str) -> f64 {
+fn value(sim: &dyn Simulation, column: &str) -> f64 {
     if column == "t" {
         return sim.time();
     }
@@ -74,14 +74,14 @@ fn compare(
     if let Some(g) = gamma {
         built.settings.activation_gamma = g;
     }
-    let mut sim = built.simulation().unwrap();
+    let mut sim = built.control_loop().unwrap();
     let (header, rows) = oracle(oracle_name);
     let mut worst = vec![0.0f64; header.len()];
     let mut k = 0;
     sim.run(|s| {
         assert!(k < rows.len(), "{oracle_name}: more rows than Siconos");
         for (c, name) in header.iter().enumerate() {
-            worst[c] = worst[c].max((value(s, name) - rows[k][c]).abs());
+            worst[c] = worst[c].max((value(s.plant(), name) - rows[k][c]).abs());
         }
         k += 1;
     })

@@ -55,7 +55,7 @@ fn falling_arm_hits_its_stop_then_the_ground_and_comes_to_rest() {
         .unwrap()
         .build()
         .unwrap();
-    let mut sim = built.simulation().unwrap();
+    let mut sim = TimeStepping::new(built.model.clone(), built.settings.clone()).unwrap();
     let model = sim.model().clone();
     let arm_id = model.system_id("arm").unwrap();
     let names = ["tip", "elbow", "stop_low", "stop_high"];

@@ -462,7 +462,7 @@ fn a_plant_and_a_controller_fmu_in_libcosim_match_the_single_process_loop() {
                 .unwrap()
                 .build()
                 .unwrap()
-                .simulation()
+                .control_loop()
                 .unwrap()
         };
         let (mut plant, mut ctrl) = (build("plant"), build("controller"));
@@ -472,18 +472,20 @@ fn a_plant_and_a_controller_fmu_in_libcosim_match_the_single_process_loop() {
         let mut worst = 0.0f64;
         let mut impacts = 0;
         for row in &rows {
-            let (force, q) = (ctrl.x(s)[1], plant.q(s)[0]);
-            plant.set_system_input(s, &[force]).unwrap();
-            ctrl.set_system_input(s, &[q, 0.0]).unwrap();
+            let (force, q) = (ctrl.plant().q(s)[1], plant.plant().q(s)[0]);
+            plant.set_external_input(s, &[force]).unwrap();
+            ctrl.set_external_input(s, &[q, 0.0]).unwrap();
             for _ in 0..comm_steps {
                 plant.step().unwrap();
                 ctrl.step().unwrap();
-                impacts += (plant.lambda(nonsmooth::modelling::InteractionId(0))[0] > 0.0) as usize;
+                impacts += (plant.plant().lambda(nonsmooth::modelling::InteractionId(0))[0] > 0.0)
+                    as usize;
             }
-            for (x, y) in row[1..]
-                .iter()
-                .zip([plant.q(s)[0], plant.v(s)[0], ctrl.x(s)[1]])
-            {
+            for (x, y) in row[1..].iter().zip([
+                plant.plant().q(s)[0],
+                plant.plant().v(s)[0],
+                ctrl.plant().q(s)[1],
+            ]) {
                 worst = worst.max((x - y).abs());
             }
         }

@@ -70,11 +70,11 @@ fn library_rows(file: &Path, set: &[(&str, f64)]) -> (Vec<String>, Vec<Vec<f64>>
         s.set_parameter(k, *v).unwrap();
     }
     let built = s.build().unwrap();
-    let mut sim = built.simulation().unwrap();
+    let mut sim = built.control_loop().unwrap();
     let mut rows = Vec::new();
     let mut row = vec![0.0; built.header().len()];
     sim.run(|s| {
-        if s.is_output_instant() {
+        if s.plant().is_output_instant() {
             built.row(s, &mut row);
             rows.push(row.clone());
         }

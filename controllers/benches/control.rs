@@ -9,10 +9,8 @@
 //! as ControlZOHSimulation stores its data matrix. The scenario file is
 //! parsed once. Best of `NONSMOOTH_BENCH_REPEAT` runs (default 20).
 //!
-//! Two ways to drive the loop, each timed: one `ControlLoop::step` call
-//! per instant, and the instants at which the loop has nothing to do in
-//! bulk (`ControlLoop::step_quiet`, then `step` at the others). Both
-//! tables must be equal to the bit.
+//! The loop is driven as every run is: one `ControlLoop::step` call per
+//! instant.
 //!
 //! Run: `cargo bench -p nonsmooth-controllers --bench control`.
 
@@ -30,10 +28,8 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(20);
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/smc_tutorial.toml");
-    println!(
-        "| law | steps | µs per step, step by step (best of {repeat}) | µs per step, quiet instants in bulk | whole run [ms] (bulk) |"
-    );
-    println!("|---|---:|---:|---:|---:|");
+    println!("| law | steps | µs per step (best of {repeat}) | whole run [ms] |");
+    println!("|---|---:|---:|---:|");
     for law in ["smc_implicit", "smc_explicit", "smc_ot2"] {
         let mut scenario = Scenario::from_file(&file).expect("the example reads");
         scenario.set_parameter("law", law).unwrap();
@@ -44,53 +40,25 @@ fn main() {
         let steps =
             ((built.settings.t_end - built.settings.t0) / built.settings.step).round() as usize;
         let mut table = vec![[0.0f64; 4]; steps + 1];
-        let mut reference = vec![[0.0f64; 4]; steps + 1];
-        let mut best = [f64::INFINITY; 2];
+        let mut best = f64::INFINITY;
         for _ in 0..repeat {
-            for (bulk, best) in best.iter_mut().enumerate() {
-                let start = Instant::now();
-                let mut cl = built.control_loop().expect("the loop builds");
-                let ctl = cl.controller_id("controller").unwrap();
-                let mut k = 0;
-                loop {
-                    if bulk == 1 {
-                        // The instants at which the loop does nothing, in one
-                        // call; the held input does not change there.
-                        let u = cl.controller_input(ctl)[0];
-                        cl.step_quiet(usize::MAX, |t, p| {
-                            let x = p.q(plant);
-                            table[k] = [t, x[0], x[1], u];
-                            k += 1;
-                        })
-                        .expect("the run succeeds");
-                    }
-                    match cl.step().expect("the run succeeds") {
-                        StepOutcome::Advanced { t, .. } => {
-                            let x = cl.plant().q(plant);
-                            table[k] = [t, x[0], x[1], cl.controller_input(ctl)[0]];
-                            k += 1;
-                        }
-                        _ => break,
-                    }
-                }
-                *best = best.min(start.elapsed().as_secs_f64());
-                assert_eq!(k, steps + 1);
-                std::hint::black_box(&table);
-                if bulk == 0 {
-                    reference.copy_from_slice(&table);
-                } else {
-                    assert!(
-                        table == reference,
-                        "{law}: the bulk path records the step-by-step values"
-                    );
-                }
+            let start = Instant::now();
+            let mut cl = built.control_loop().expect("the loop builds");
+            let ctl = cl.controller_id("controller").unwrap();
+            let mut k = 0;
+            while let StepOutcome::Advanced { t, .. } = cl.step().expect("the run succeeds") {
+                let x = cl.plant().q(plant);
+                table[k] = [t, x[0], x[1], cl.controller_input(ctl)[0]];
+                k += 1;
             }
+            best = best.min(start.elapsed().as_secs_f64());
+            assert_eq!(k, steps + 1);
+            std::hint::black_box(&table);
         }
         println!(
-            "| {law} | {steps} | {:.4} | {:.4} | {:.3} |",
-            best[0] * 1e6 / steps as f64,
-            best[1] * 1e6 / steps as f64,
-            best[1] * 1e3
+            "| {law} | {steps} | {:.4} | {:.3} |",
+            best * 1e6 / steps as f64,
+            best * 1e3
         );
     }
 }

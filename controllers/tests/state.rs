@@ -66,7 +66,7 @@ fn run(built: &BuiltScenario, cl: &mut ControlLoop, n: usize) -> Vec<Vec<u64>> {
             StepOutcome::Advanced { .. } => {}
             StepOutcome::Finished => panic!("the run ended before the test did"),
         }
-        built.row_of_loop(cl, &mut row);
+        built.row(cl, &mut row);
         rows.push(row.iter().map(|x| x.to_bits()).collect());
     }
     rows
@@ -213,7 +213,7 @@ fn the_laws_memory_is_what_makes_the_replay_identical() {
     run(&built, &mut cl, 333);
     let saved = cl.save_state().unwrap();
     let reference = run(&built, &mut cl, 200);
-    let nonsmooth::control::PlantState::TimeStepping(plant) = saved.plant() else {
+    let nonsmooth::simulation::SimulationState::TimeStepping(plant) = saved.plant() else {
         unreachable!("a time-stepping loop")
     };
     let at_t0 = new_loop(&built).save_state().unwrap();
@@ -230,7 +230,7 @@ fn mix(
 ) -> ControlLoopState {
     let bytes = state.to_bytes();
     let own = match state.plant() {
-        nonsmooth::control::PlantState::TimeStepping(p) => p.to_bytes(),
+        nonsmooth::simulation::SimulationState::TimeStepping(p) => p.to_bytes(),
         _ => unreachable!(),
     };
     let head = &bytes[..bytes.len() - own.len() - 8];

@@ -11,9 +11,9 @@ use std::time::Instant;
 use nonsmooth::io::scenario::Scenario;
 use nonsmooth_fmus::component::{Component, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
-use nonsmooth_fmus::runner::{FmuRunner, Runner};
+use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
 
-fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<FmuRunner> {
+fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<ScenarioRunner> {
     let text = std::fs::read_to_string(path).unwrap();
     let path = path.to_path_buf();
     let cfg = FmuConfig {
@@ -46,16 +46,8 @@ fn measure(file: &str, overrides: &[(&str, &str)], steps: usize) {
     }
     let built = scenario.build_with(nonsmooth_fmus::runner::laws()).unwrap();
     let h = built.settings.step;
-    let native = if built.control.is_empty() {
-        let mut sim = built.simulation().unwrap();
-        sim.step().unwrap();
-        let t = Instant::now();
-        for _ in 0..steps {
-            sim.step().unwrap();
-        }
-        t.elapsed().as_secs_f64() * 1e6 / steps as f64
-    } else {
-        // The control loop, as the FMU runs it.
+    // The run (the plant alone, or its control loop) as the FMU drives it.
+    let native = {
         let mut cl = built
             .control_loop_with(nonsmooth::simulation::Strategy::TimeStepping)
             .unwrap();

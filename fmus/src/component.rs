@@ -185,13 +185,16 @@ impl<R: Runner> Component<R> {
     fn runner_error(&mut self, func: &str, e: RunnerError) -> Status {
         match e {
             RunnerError::Refused(m) | RunnerError::State(m) => self.error(func, &m),
+            RunnerError::Input(e) => self.error(func, &e.to_string()),
             RunnerError::PastStop(m) => {
                 self.past_stop = true;
                 self.phase = Phase::StepFailed;
                 self.log(Status::Discard, DISCARDS, &format!("{func}: {m}"));
                 Status::Discard
             }
-            RunnerError::Build(m) | RunnerError::Simulation(m) => self.fail(func, &m),
+            e @ (RunnerError::Build(_)
+            | RunnerError::Structure(_)
+            | RunnerError::Simulation { .. }) => self.fail(func, &e.to_string()),
         }
     }
 

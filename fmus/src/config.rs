@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use nonsmooth::io::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
-use crate::runner::{quantity, FmuRunner, RunnerError};
+use crate::runner::{quantity, RunnerError, ScenarioRunner};
 
 /// The file name of the configuration in resources/.
 pub const CONFIG_FILE: &str = "nonsmooth-fmu.json";
@@ -90,17 +90,17 @@ pub fn load(dir: &Path) -> Result<(FmuConfig, String, PathBuf), String> {
     Ok((cfg, scenario, scenario_path))
 }
 
-/// The runner of the scenario text with the export's overrides (a control
-/// loop when the scenario has sensors, observers or controllers).
-pub fn make_runner(cfg: &FmuConfig, text: &str, path: &Path) -> Result<FmuRunner, RunnerError> {
-    let mut scenario =
-        Scenario::from_str(text, path).map_err(|e| RunnerError::Build(e.to_string()))?;
+/// The runner of the scenario text with the export's overrides.
+pub fn make_runner(
+    cfg: &FmuConfig,
+    text: &str,
+    path: &Path,
+) -> Result<ScenarioRunner, RunnerError> {
+    let mut scenario = Scenario::from_str(text, path)?;
     for (name, value) in &cfg.overrides {
-        scenario
-            .set_parameter(name, quantity(value))
-            .map_err(|e| RunnerError::Build(e.to_string()))?;
+        scenario.set_parameter(name, quantity(value))?;
     }
-    FmuRunner::new(scenario, &cfg.guid)
+    ScenarioRunner::new(scenario, &cfg.guid)
 }
 
 #[cfg(test)]

@@ -128,16 +128,11 @@ pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
             .map_err(Box::new)?;
     }
     let built = scenario.build_with(laws()).map_err(Box::new)?;
-    // The same checks the runtime makes when it is instantiated: the plant's
-    // simulation, or the control loop (on a time-stepping plant) when the
-    // scenario has sensors, observers or controllers.
-    if built.control.is_empty() {
-        built.simulation().map_err(Box::new)?;
-    } else {
-        built
-            .control_loop_with(nonsmooth::simulation::Strategy::TimeStepping)
-            .map_err(Box::new)?;
-    }
+    // The same check the runtime makes when it is instantiated: the
+    // scenario's control loop on a time-stepping plant.
+    built
+        .control_loop_with(nonsmooth::simulation::Strategy::TimeStepping)
+        .map_err(Box::new)?;
     let iface = Interface::new(&built);
 
     let library = std::fs::read(req.library).map_err(|source| ExportError::Library {

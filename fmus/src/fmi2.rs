@@ -22,7 +22,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::component::{Component, LogFn, Status};
 use crate::config;
-use crate::runner::{FmuRunner, FmuState, Runner};
+use crate::runner::{Runner, RunnerState, ScenarioRunner};
 
 /// fmi2Component.
 pub type fmi2Component = *mut c_void;
@@ -109,7 +109,7 @@ impl HostLogger {
 
 /// One instance as handed to the host.
 struct Instance {
-    comp: Component<FmuRunner>,
+    comp: Component<ScenarioRunner>,
 }
 
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
@@ -126,7 +126,7 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 unsafe fn with(
     c: fmi2Component,
     func: &'static str,
-    f: impl FnOnce(&mut Component<FmuRunner>) -> Status,
+    f: impl FnOnce(&mut Component<ScenarioRunner>) -> Status,
 ) -> fmi2Status {
     if c.is_null() {
         eprintln!("nonsmooth FMU: {func}: the component is NULL");
@@ -325,7 +325,7 @@ pub unsafe extern "C" fn fmi2FreeInstance(c: fmi2Component) {
         inst.comp.call(|| "fmi2FreeInstance".into());
         for s in inst.comp.take_states() {
             // SAFETY: the states this instance handed out and still owns.
-            drop(unsafe { Box::from_raw(s as *mut FmuState) });
+            drop(unsafe { Box::from_raw(s as *mut RunnerState) });
         }
     }));
 }
@@ -506,7 +506,7 @@ pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, state: *mut fmi2FMUst
                 }
             } else if comp.owns_state(current as usize) {
                 // SAFETY: a live state of this instance.
-                let slot = &mut *(current as *mut FmuState);
+                let slot = &mut *(current as *mut RunnerState);
                 match comp.get_state(Some(slot)) {
                     Ok(_) => Status::Ok,
                     Err(st) => st,
@@ -539,7 +539,7 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, state: fmi2FMUstate) 
                 );
             }
             // SAFETY: a live state of this instance.
-            let s = &*(state as *const FmuState);
+            let s = &*(state as *const RunnerState);
             comp.set_state(s)
         })
     }
@@ -567,7 +567,7 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(
                 );
             }
             // SAFETY: registered, so created by Box::into_raw here.
-            drop(Box::from_raw(p as *mut FmuState));
+            drop(Box::from_raw(p as *mut RunnerState));
             *state = std::ptr::null_mut();
             Status::Ok
         })
@@ -591,7 +591,7 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
             if !comp.owns_state(state as usize) {
                 return comp.error(f, "FMUstate is not a state of this instance");
             }
-            let s = &*(state as *const FmuState);
+            let s = &*(state as *const RunnerState);
             *size = comp.runner().serialize_state(s).len();
             Status::Ok
         })
@@ -616,7 +616,7 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
             if !comp.owns_state(state as usize) {
                 return comp.error(f, "FMUstate is not a state of this instance");
             }
-            let s = &*(state as *const FmuState);
+            let s = &*(state as *const RunnerState);
             let data = comp.runner().serialize_state(s);
             if data.len() > size {
                 return comp.error(
@@ -657,7 +657,7 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
             };
             let current = *state;
             if !current.is_null() && comp.owns_state(current as usize) {
-                *(current as *mut FmuState) = s;
+                *(current as *mut RunnerState) = s;
             } else {
                 let p = Box::into_raw(Box::new(s));
                 comp.register_state(p as usize);

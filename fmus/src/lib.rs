@@ -6,8 +6,8 @@
 //! * `xml`: modelDescription.xml;
 //! * `export`: the FMU archive (`nonsmooth fmu export`);
 //! * `runner`: the simulation behind an instance, behind the [`Runner`]
-//!   trait ([`ScenarioRunner`] for a scenario's time-stepping simulation,
-//!   [`ControlRunner`] for its control loop, [`FmuRunner`] choosing);
+//!   trait ([`ScenarioRunner`]: the scenario's control loop, the one driver
+//!   of every run, on a time-stepping plant);
 //! * `component`: one instance's state machine, checks and logging;
 //! * `fmi2`: the C entry points of the shared library (`fmi2Instantiate`,
 //!   `fmi2DoStep`, …), exported when this crate is built as a cdylib.
@@ -21,5 +21,5 @@ pub mod variables;
 pub mod xml;
 
 pub use export::{export, ExportError, ExportRequest, ExportSummary};
-pub use runner::{ControlRunner, FmuRunner, FmuState, Runner, RunnerError, ScenarioRunner};
+pub use runner::{Runner, RunnerError, RunnerState, ScenarioRunner};
 pub use variables::{FmiVariable, Interface, VarKind};

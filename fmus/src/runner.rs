@@ -1,20 +1,16 @@
 //! The simulation behind an FMU instance, seen through a small trait
 //! ([`Runner`]) so the FMI layer (`component`, `fmi2`) does not depend on
-//! which simulation runs. [`SimulationRunner`] runs any [`FmuSimulation`]:
-//! [`ScenarioRunner`] a scenario's time-stepping simulation of the plant
-//! alone, [`ControlRunner`] a scenario's control loop (sensors, observers,
-//! controllers and their delay lines around the plant). [`FmuRunner`]
-//! picks one for a scenario: the control loop when it has sensors,
-//! observers or controllers.
+//! what runs. [`ScenarioRunner`] runs a scenario the way every run is
+//! driven: its control loop ([`BuiltScenario::control_loop`]; the plant
+//! alone when the scenario has no sensors, observers or controllers), on a
+//! time-stepping plant.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use nonsmooth::control::{ControlLoop, ControlLoopState};
-use nonsmooth::io::scenario::{BuiltScenario, Column, FmiSpec, Quantity, Scenario};
-use nonsmooth::simulation::{
-    Statistics, StepOutcome, Strategy, TimeBase, TimeStepping, TimeSteppingState,
-};
+use nonsmooth::control::{ControlError, ControlLoop, ControlLoopState};
+use nonsmooth::io::scenario::{BuiltScenario, Quantity, Scenario, ScenarioError};
+use nonsmooth::simulation::{Statistics, StepOutcome, Strategy, TimeBase};
 use thiserror::Error;
 
 use crate::variables::{Interface, VarKind};
@@ -26,21 +22,45 @@ pub enum RunnerError {
     /// (fmi2Error, the instance stays usable).
     #[error("{0}")]
     Refused(String),
+    /// Held input values the loop refuses (fmi2Error, the instance stays
+    /// usable).
+    #[error(transparent)]
+    Input(ControlError),
     /// The step cannot be done because it goes past the stop time
     /// (fmi2Discard, nothing was computed).
     #[error("{0}")]
     PastStop(String),
     /// The scenario could not be built with the parameter values given.
+    #[error(transparent)]
+    Build(#[from] Box<ScenarioError>),
+    /// With the parameter values given the scenario has another structure
+    /// than the FMU declares.
     #[error("{0}")]
-    Build(String),
+    Structure(String),
     /// The simulation failed during a step (fmi2Error; restore a saved
     /// state or reset).
-    #[error("{0}")]
-    Simulation(String),
-    /// A state that does not belong to this FMU or is damaged.
+    #[error("simulation failed in the step from t = {t}: {source}")]
+    Simulation {
+        /// The time the step started from.
+        t: f64,
+        /// What failed.
+        source: ControlError,
+    },
+    /// A state that does not belong to this FMU or is damaged, or that the
+    /// simulation cannot take.
     #[error("{0}")]
     State(String),
 }
+
+impl From<ScenarioError> for RunnerError {
+    fn from(e: ScenarioError) -> Self {
+        RunnerError::Build(Box::new(e))
+    }
+}
+
+/// The version of the serialized state format (2: every FMU saves its
+/// control loop's state, the plant's inside it).
+const STATE_FORMAT: u32 = 2;
 
 /// The experiment the host sets up.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,170 +131,18 @@ pub fn laws() -> Arc<dyn nonsmooth::control::LawCatalog> {
     Arc::new(nonsmooth_controllers::Catalog)
 }
 
-/// A simulation an FMU instance runs, on the exact clock of a time-stepping
-/// plant: its instants lie on the integration grid t₀ + k·h.
-pub trait FmuSimulation: Sized {
-    /// Its complete state.
-    type State: Clone + PartialEq + std::fmt::Debug;
-    /// Sets it up for a built scenario, with the `[fmi]` inputs held at
-    /// their start values.
-    fn from_built(built: &BuiltScenario) -> Result<Self, String>;
-    /// Holds the input values (one per declared input).
-    fn apply_inputs(&mut self, spec: &FmiSpec, values: &[f64]) -> Result<(), String>;
-    /// Advances to the next instant and processes its events.
-    fn step(&mut self) -> Result<StepOutcome, String>;
-    /// The instant of the next pending event, in ticks.
-    fn next_event_tick(&self) -> Option<i64>;
-    /// The current instant in ticks, and the time base.
-    fn tick(&self) -> (i64, TimeBase);
-    /// The integration step and t₀, in ticks.
-    fn grid(&self) -> Result<(i64, i64), String>;
-    /// The last instant, in ticks.
-    fn end_tick(&self) -> i64;
-    /// The current time in seconds.
-    fn time(&self) -> f64;
-    /// The final time in seconds.
-    fn t_end(&self) -> f64;
-    /// The current value of an output column.
-    fn output(&self, column: &Column) -> f64;
-    /// Counters of the run.
-    fn statistics(&self) -> Statistics;
-    /// The complete state.
-    fn save_state(&self) -> Result<Self::State, String>;
-    /// The complete state, into an existing one.
-    fn save_state_into(&self, into: &mut Self::State) -> Result<(), String>;
-    /// Puts a state back (nothing changes when it does not fit).
-    fn restore_state(&mut self, state: &Self::State) -> Result<(), String>;
-    /// Appends a state's bytes.
-    fn write_state(state: &Self::State, out: &mut Vec<u8>);
-    /// Reads a state's bytes (all of `bytes`).
-    fn read_state(bytes: &[u8]) -> Result<Self::State, String>;
-}
-
-impl FmuSimulation for TimeStepping {
-    type State = TimeSteppingState;
-    fn from_built(built: &BuiltScenario) -> Result<Self, String> {
-        built.simulation().map_err(|e| e.to_string())
-    }
-    fn apply_inputs(&mut self, spec: &FmiSpec, values: &[f64]) -> Result<(), String> {
-        spec.apply_inputs(self, values).map_err(|e| e.to_string())
-    }
-    fn step(&mut self) -> Result<StepOutcome, String> {
-        TimeStepping::step(self).map_err(|e| e.to_string())
-    }
-    fn next_event_tick(&self) -> Option<i64> {
-        TimeStepping::next_event_tick(self)
-    }
-    fn tick(&self) -> (i64, TimeBase) {
-        TimeStepping::tick(self)
-    }
-    fn grid(&self) -> Result<(i64, i64), String> {
-        Ok(self.step_ticks())
-    }
-    fn end_tick(&self) -> i64 {
-        TimeStepping::end_tick(self)
-    }
-    fn time(&self) -> f64 {
-        TimeStepping::time(self)
-    }
-    fn t_end(&self) -> f64 {
-        self.settings().t_end
-    }
-    fn output(&self, column: &Column) -> f64 {
-        column.value(self)
-    }
-    fn statistics(&self) -> Statistics {
-        TimeStepping::statistics(self)
-    }
-    fn save_state(&self) -> Result<TimeSteppingState, String> {
-        Ok(TimeStepping::save_state(self))
-    }
-    fn save_state_into(&self, into: &mut TimeSteppingState) -> Result<(), String> {
-        TimeStepping::save_state_into(self, into);
-        Ok(())
-    }
-    fn restore_state(&mut self, state: &TimeSteppingState) -> Result<(), String> {
-        TimeStepping::restore_state(self, state).map_err(|e| e.to_string())
-    }
-    fn write_state(state: &TimeSteppingState, out: &mut Vec<u8>) {
-        state.write_bytes(out);
-    }
-    fn read_state(bytes: &[u8]) -> Result<TimeSteppingState, String> {
-        TimeSteppingState::from_bytes(bytes).map_err(|e| e.to_string())
-    }
-}
-
-/// The control loop of an FMU always runs on a time-stepping plant (the
-/// scenario's `strategy` is for `nonsmooth run`).
-impl FmuSimulation for ControlLoop {
-    type State = ControlLoopState;
-    fn from_built(built: &BuiltScenario) -> Result<Self, String> {
-        built
-            .control_loop_with(Strategy::TimeStepping)
-            .map_err(|e| e.to_string())
-    }
-    fn apply_inputs(&mut self, spec: &FmiSpec, values: &[f64]) -> Result<(), String> {
-        spec.apply_inputs(self, values).map_err(|e| e.to_string())
-    }
-    fn step(&mut self) -> Result<StepOutcome, String> {
-        ControlLoop::step(self).map_err(|e| e.to_string())
-    }
-    fn next_event_tick(&self) -> Option<i64> {
-        ControlLoop::next_event_tick(self)
-    }
-    fn tick(&self) -> (i64, TimeBase) {
-        self.plant().tick()
-    }
-    fn grid(&self) -> Result<(i64, i64), String> {
-        self.plant()
-            .as_time_stepping()
-            .map(|ts| ts.step_ticks())
-            .ok_or_else(|| "the control loop's plant is not a time-stepping simulation".into())
-    }
-    fn end_tick(&self) -> i64 {
-        self.plant().end_tick()
-    }
-    fn time(&self) -> f64 {
-        ControlLoop::time(self)
-    }
-    fn t_end(&self) -> f64 {
-        self.plant()
-            .as_time_stepping()
-            .map_or(f64::NAN, |ts| ts.settings().t_end)
-    }
-    fn output(&self, column: &Column) -> f64 {
-        column.value_in_loop(self)
-    }
-    fn statistics(&self) -> Statistics {
-        self.plant().statistics()
-    }
-    fn save_state(&self) -> Result<ControlLoopState, String> {
-        ControlLoop::save_state(self).map_err(|e| e.to_string())
-    }
-    fn save_state_into(&self, into: &mut ControlLoopState) -> Result<(), String> {
-        ControlLoop::save_state_into(self, into).map_err(|e| e.to_string())
-    }
-    fn restore_state(&mut self, state: &ControlLoopState) -> Result<(), String> {
-        ControlLoop::restore_state(self, state).map_err(|e| e.to_string())
-    }
-    fn write_state(state: &ControlLoopState, out: &mut Vec<u8>) {
-        state.write_bytes(out);
-    }
-    fn read_state(bytes: &[u8]) -> Result<ControlLoopState, String> {
-        ControlLoopState::from_bytes(bytes).map_err(|e| e.to_string())
-    }
-}
-
 /// The simulation and its scenario.
-struct Running<S> {
+struct Running {
     built: BuiltScenario,
-    sim: S,
+    sim: ControlLoop,
     /// The input values the instant t₀ was computed with.
     started_with: Vec<f64>,
 }
 
-/// Runs a scenario's simulation for an FMU instance (see the module
-/// documentation for [`ScenarioRunner`] and [`ControlRunner`]).
+/// Runs a scenario for an FMU instance: its control loop (laws from
+/// `nonsmooth_controllers::Catalog`) on a time-stepping plant; the state
+/// holds the plant's with the laws' memories, the sensors' latest values
+/// and the delay lines ([`ControlLoopState`]).
 ///
 /// Initialization: the simulation is built and its instant t₀ computed
 /// (the plant's first output, and for a control loop the captures and
@@ -284,7 +152,7 @@ struct Running<S> {
 /// initialization are the values at t₀ after its events (the row at t₀ of
 /// `nonsmooth run`). Inputs set during initialization mode are held over
 /// the first communication step.
-pub struct SimulationRunner<S: FmuSimulation> {
+pub struct ScenarioRunner {
     scenario: Scenario,
     /// Identifies the FMU (its GUID); written into serialized states.
     guid: String,
@@ -298,7 +166,7 @@ pub struct SimulationRunner<S: FmuSimulation> {
     /// is computed with them).
     t0_inputs: Option<Vec<f64>>,
     experiment: Experiment,
-    running: Option<Running<S>>,
+    running: Option<Running>,
     /// Parameters changed since the last build.
     dirty: bool,
     stepping: bool,
@@ -306,32 +174,35 @@ pub struct SimulationRunner<S: FmuSimulation> {
     t_comm: f64,
 }
 
-/// Runs a scenario's time-stepping simulation of the plant alone.
-pub type ScenarioRunner = SimulationRunner<TimeStepping>;
-
-/// Runs a scenario's control loop ([`BuiltScenario::control_loop`], laws
-/// from `nonsmooth_controllers::Catalog`) on a time-stepping plant; its
-/// state adds the laws' memories, the sensors' latest values and the delay
-/// lines ([`ControlLoopState`]).
-pub type ControlRunner = SimulationRunner<ControlLoop>;
-
-/// A saved [`SimulationRunner`] state.
+/// A saved [`ScenarioRunner`] state.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunnerState<T> {
+pub struct RunnerState {
     t_comm: f64,
     inputs: Vec<f64>,
     host_params: BTreeMap<String, f64>,
-    sim: T,
+    sim: ControlLoopState,
 }
 
-impl<S: FmuSimulation> SimulationRunner<S> {
+/// The scenario's run as an FMU runs it: always on a time-stepping plant
+/// (the scenario's `strategy` is for `nonsmooth run`), the `[fmi]` inputs
+/// held at their start values.
+fn fmu_loop(built: &BuiltScenario) -> Result<ControlLoop, RunnerError> {
+    Ok(built.control_loop_with(Strategy::TimeStepping)?)
+}
+
+/// The integration grid (step, t₀) in ticks.
+fn grid(sim: &ControlLoop) -> Result<(i64, i64), RunnerError> {
+    sim.plant().grid().ok_or_else(|| {
+        RunnerError::Refused("the plant's simulation has no integration grid".into())
+    })
+}
+
+impl ScenarioRunner {
     /// A runner of `scenario` (overrides of the export already applied),
     /// built once with the default parameter values to check it and lay out
     /// its variables.
     pub fn new(scenario: Scenario, guid: &str) -> Result<Self, RunnerError> {
-        let built = scenario
-            .build_with(laws())
-            .map_err(|e| RunnerError::Build(e.to_string()))?;
+        let built = scenario.build_with(laws())?;
         Self::from_built(scenario, &built, guid)
     }
 
@@ -343,11 +214,11 @@ impl<S: FmuSimulation> SimulationRunner<S> {
         guid: &str,
     ) -> Result<Self, RunnerError> {
         // The same checks a build for a run makes.
-        S::from_built(built).map_err(RunnerError::Build)?;
+        fmu_loop(built)?;
         let iface = Interface::new(built);
         let param_values = built.parameters.values().copied().collect();
         let inputs = built.fmi.input_starts();
-        Ok(SimulationRunner {
+        Ok(ScenarioRunner {
             scenario,
             guid: guid.to_string(),
             param_values,
@@ -368,30 +239,23 @@ impl<S: FmuSimulation> SimulationRunner<S> {
 
     /// Statistics of the simulation (steps, solves), when built.
     pub fn statistics(&self) -> Option<Statistics> {
-        self.running.as_ref().map(|r| r.sim.statistics())
+        self.running.as_ref().map(|r| r.sim.plant().statistics())
     }
 
     /// Builds the scenario with `params` on top of the export's overrides
     /// and sets up its simulation for the experiment (not yet at t₀).
-    fn build(&self, params: &BTreeMap<String, f64>) -> Result<Running<S>, RunnerError> {
-        let mut scenario = Scenario::from_str(self.scenario.text(), self.scenario.path())
-            .map_err(|e| RunnerError::Build(e.to_string()))?;
+    fn build(&self, params: &BTreeMap<String, f64>) -> Result<Running, RunnerError> {
+        let mut scenario = Scenario::from_str(self.scenario.text(), self.scenario.path())?;
         for (name, value) in self.scenario.overrides() {
-            scenario
-                .set_parameter(name, value.clone())
-                .map_err(|e| RunnerError::Build(e.to_string()))?;
+            scenario.set_parameter(name, value.clone())?;
         }
         for (name, &value) in params {
-            scenario
-                .set_parameter(name, value)
-                .map_err(|e| RunnerError::Build(e.to_string()))?;
+            scenario.set_parameter(name, value)?;
         }
-        let mut built = scenario
-            .build_with(laws())
-            .map_err(|e| RunnerError::Build(e.to_string()))?;
+        let mut built = scenario.build_with(laws())?;
         let iface = Interface::new(&built);
         if !iface.same_layout(&self.iface) {
-            return Err(RunnerError::Build(
+            return Err(RunnerError::Structure(
                 "with these parameter values the scenario has other variables than the FMU declares \
                  (a parameter that changes the number of systems, interactions or outputs cannot be set)"
                     .into(),
@@ -405,7 +269,7 @@ impl<S: FmuSimulation> SimulationRunner<S> {
             Some(stop) => stop,
             None => open_end(s.t0, s.step).unwrap_or(s.t_end.max(s.t0)),
         };
-        let sim = S::from_built(&built).map_err(RunnerError::Build)?;
+        let sim = fmu_loop(&built)?;
         Ok(Running {
             built,
             sim,
@@ -424,16 +288,18 @@ impl<S: FmuSimulation> SimulationRunner<S> {
         }
         let inputs = inputs.clone();
         let mut r = self.build(&self.host_params)?;
-        r.sim
-            .apply_inputs(&r.built.fmi, &inputs)
-            .map_err(RunnerError::Refused)?;
+        r.built
+            .fmi
+            .apply_inputs(&mut r.sim, &inputs)
+            .map_err(RunnerError::Input)?;
         // The instant t0: the plant's first output, and the captures and
         // computations scheduled then.
-        let t0_tick = r.sim.grid().map_err(RunnerError::Build)?.1;
+        let t0_tick = grid(&r.sim)?.1;
         while r.sim.next_event_tick().is_some_and(|t| t <= t0_tick) {
+            let t = r.sim.time();
             r.sim
                 .step()
-                .map_err(|e| RunnerError::Simulation(format!("simulation failed at t0: {e}")))?;
+                .map_err(|source| RunnerError::Simulation { t, source })?;
         }
         r.started_with = inputs;
         self.param_values = r.built.parameters.values().copied().collect();
@@ -443,7 +309,7 @@ impl<S: FmuSimulation> SimulationRunner<S> {
         Ok(())
     }
 
-    fn running(&self) -> Result<&Running<S>, RunnerError> {
+    fn running(&self) -> Result<&Running, RunnerError> {
         self.running
             .as_ref()
             .ok_or_else(|| RunnerError::Refused("the model is not initialized".into()))
@@ -453,11 +319,11 @@ impl<S: FmuSimulation> SimulationRunner<S> {
     /// simulation's state into the new one (a tunable parameter changed).
     fn retune(&mut self) -> Result<(), RunnerError> {
         let running = self.running()?;
-        let old = running.sim.save_state().map_err(RunnerError::State)?;
+        let old = running.sim.save_state().map_err(state_error)?;
         let started_with = running.started_with.clone();
         let mut new = self.build(&self.host_params)?;
         new.sim.restore_state(&old).map_err(|e| {
-            RunnerError::Build(format!(
+            RunnerError::Structure(format!(
                 "the new parameter values change the model's structure or time base: {e}"
             ))
         })?;
@@ -474,14 +340,15 @@ impl<S: FmuSimulation> SimulationRunner<S> {
             .running
             .as_mut()
             .ok_or_else(|| RunnerError::Refused("the model is not initialized".into()))?;
-        r.sim
-            .apply_inputs(&r.built.fmi, inputs)
-            .map_err(RunnerError::Refused)
+        r.built
+            .fmi
+            .apply_inputs(&mut r.sim, inputs)
+            .map_err(RunnerError::Input)
     }
 
     /// The grid tick at or before time `t` (within rounding of a tick).
-    fn grid_tick(sim: &S, t: f64) -> Result<i64, RunnerError> {
-        let (_, base): (i64, TimeBase) = sim.tick();
+    fn grid_tick(sim: &ControlLoop, t: f64) -> Result<i64, RunnerError> {
+        let (_, base): (i64, TimeBase) = sim.plant().tick();
         let tps = base.ticks_per_second() as f64;
         let x = t * tps;
         if !x.is_finite() || x.abs() > 4.0e18 {
@@ -495,7 +362,7 @@ impl<S: FmuSimulation> SimulationRunner<S> {
         } else {
             x.floor() as i64
         };
-        let (step, t0) = sim.grid().map_err(RunnerError::Simulation)?;
+        let (step, t0) = grid(sim)?;
         Ok(t0 + (tick - t0).div_euclid(step) * step)
     }
 }
@@ -517,8 +384,13 @@ fn same_time(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12_f64.max(1e-9 * a.abs().max(b.abs()))
 }
 
-impl<S: FmuSimulation> Runner for SimulationRunner<S> {
-    type State = RunnerState<S::State>;
+/// A state error of the loop, for the host's log.
+fn state_error(e: ControlError) -> RunnerError {
+    RunnerError::State(e.to_string())
+}
+
+impl Runner for ScenarioRunner {
+    type State = RunnerState;
 
     fn interface(&self) -> &Interface {
         &self.iface
@@ -574,7 +446,7 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
                     self.ensure_at_t0()?;
                 }
                 let r = self.running()?;
-                Ok(r.sim.output(&self.iface.output_columns[k]))
+                Ok(self.iface.output_columns[k].value(&r.sim))
             }
         }
     }
@@ -644,7 +516,7 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
         }
         let target = t + h;
         let r = self.running()?;
-        let end = r.sim.end_tick();
+        let end = r.sim.plant().end_tick();
         let target_tick = Self::grid_tick(&r.sim, target)?;
         if let Some(stop) = self.experiment.stop {
             if target > stop && !same_time(target, stop) {
@@ -655,7 +527,7 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
         } else if target_tick > end {
             return Err(RunnerError::PastStop(format!(
                 "the step to t = {target} goes past the last time this FMU can reach ({})",
-                r.sim.t_end()
+                r.sim.plant().t_end()
             )));
         }
         self.apply_inputs()?;
@@ -665,15 +537,11 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
             .next_event_tick()
             .is_some_and(|k| k <= target_tick.min(end))
         {
+            let t = r.sim.time();
             match r.sim.step() {
                 Ok(StepOutcome::Advanced { .. }) => {}
                 Ok(StepOutcome::Finished) => break,
-                Err(e) => {
-                    return Err(RunnerError::Simulation(format!(
-                        "simulation failed in the step from t = {}: {e}",
-                        r.sim.time()
-                    )))
-                }
+                Err(source) => return Err(RunnerError::Simulation { t, source }),
             }
         }
         self.t_comm = target;
@@ -686,15 +554,13 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
             t_comm: self.t_comm,
             inputs: self.inputs.clone(),
             host_params: self.host_params.clone(),
-            sim: r.sim.save_state().map_err(RunnerError::State)?,
+            sim: r.sim.save_state().map_err(state_error)?,
         })
     }
 
     fn save_state_into(&self, into: &mut Self::State) -> Result<(), RunnerError> {
         let r = self.running()?;
-        r.sim
-            .save_state_into(&mut into.sim)
-            .map_err(RunnerError::State)?;
+        r.sim.save_state_into(&mut into.sim).map_err(state_error)?;
         into.t_comm = self.t_comm;
         into.inputs.clone_from(&self.inputs);
         into.host_params.clone_from(&self.host_params);
@@ -709,16 +575,12 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
         }
         match self.running.as_mut() {
             Some(r) if state.host_params == self.host_params && !self.dirty => {
-                r.sim
-                    .restore_state(&state.sim)
-                    .map_err(RunnerError::State)?;
+                r.sim.restore_state(&state.sim).map_err(state_error)?;
             }
             _ => {
                 // Other parameter values: the model of the state is rebuilt.
                 let mut new = self.build(&state.host_params)?;
-                new.sim
-                    .restore_state(&state.sim)
-                    .map_err(RunnerError::State)?;
+                new.sim.restore_state(&state.sim).map_err(state_error)?;
                 new.started_with.clone_from(&state.inputs);
                 self.param_values = new.built.parameters.values().copied().collect();
                 self.host_params = state.host_params.clone();
@@ -735,7 +597,7 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
     fn serialize_state(&self, state: &Self::State) -> Vec<u8> {
         let mut out = Vec::new();
         out.extend_from_slice(b"NSFM");
-        out.extend_from_slice(&1u32.to_le_bytes());
+        out.extend_from_slice(&STATE_FORMAT.to_le_bytes());
         let put_str = |out: &mut Vec<u8>, s: &str| {
             out.extend_from_slice(&(s.len() as u64).to_le_bytes());
             out.extend_from_slice(s.as_bytes());
@@ -751,7 +613,7 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
             put_str(&mut out, name);
             out.extend_from_slice(&x.to_bits().to_le_bytes());
         }
-        S::write_state(&state.sim, &mut out);
+        state.sim.write_bytes(&mut out);
         out
     }
 
@@ -761,7 +623,7 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
         if c.take(4).ok_or_else(|| bad("truncated"))? != b"NSFM" {
             return Err(bad("no NSFM header"));
         }
-        if c.take(4).ok_or_else(|| bad("truncated"))? != 1u32.to_le_bytes() {
+        if c.take(4).ok_or_else(|| bad("truncated"))? != STATE_FORMAT.to_le_bytes() {
             return Err(bad("unknown format version"));
         }
         let guid = c.string(4096).ok_or_else(|| bad("truncated GUID"))?;
@@ -788,136 +650,12 @@ impl<S: FmuSimulation> Runner for SimulationRunner<S> {
             host_params.insert(name, x);
         }
         let at = c.at;
-        let sim = S::read_state(&bytes[at..]).map_err(RunnerError::State)?;
+        let sim = ControlLoopState::from_bytes(&bytes[at..]).map_err(state_error)?;
         Ok(RunnerState {
             t_comm,
             inputs,
             host_params,
             sim,
-        })
-    }
-}
-
-/// The runner of an FMU: the plant's simulation, or the control loop when
-/// the scenario has sensors, observers or controllers.
-pub enum FmuRunner {
-    /// The plant alone.
-    Plant(Box<ScenarioRunner>),
-    /// The control loop.
-    Control(Box<ControlRunner>),
-}
-
-/// A saved [`FmuRunner`] state.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FmuState {
-    /// Of the plant alone.
-    Plant(RunnerState<TimeSteppingState>),
-    /// Of a control loop.
-    Control(RunnerState<ControlLoopState>),
-}
-
-impl FmuRunner {
-    /// The runner for `scenario` (overrides of the export already applied).
-    pub fn new(scenario: Scenario, guid: &str) -> Result<FmuRunner, RunnerError> {
-        let built = scenario
-            .build_with(laws())
-            .map_err(|e| RunnerError::Build(e.to_string()))?;
-        Ok(if built.control.is_empty() {
-            FmuRunner::Plant(Box::new(ScenarioRunner::from_built(
-                scenario, &built, guid,
-            )?))
-        } else {
-            FmuRunner::Control(Box::new(ControlRunner::from_built(scenario, &built, guid)?))
-        })
-    }
-
-    /// Statistics of the simulation (steps, solves), when built.
-    pub fn statistics(&self) -> Option<Statistics> {
-        match self {
-            FmuRunner::Plant(r) => r.statistics(),
-            FmuRunner::Control(r) => r.statistics(),
-        }
-    }
-}
-
-fn other_kind() -> RunnerError {
-    RunnerError::State(
-        "the state is of another kind of simulation (plant alone or control loop)".into(),
-    )
-}
-
-macro_rules! dispatch {
-    ($self:expr, $r:ident => $e:expr) => {
-        match $self {
-            FmuRunner::Plant($r) => $e,
-            FmuRunner::Control($r) => $e,
-        }
-    };
-}
-
-impl Runner for FmuRunner {
-    type State = FmuState;
-
-    fn interface(&self) -> &Interface {
-        dispatch!(self, r => r.interface())
-    }
-    fn setup_experiment(&mut self, experiment: Experiment) -> Result<(), RunnerError> {
-        dispatch!(self, r => r.setup_experiment(experiment))
-    }
-    fn initialize(&mut self) -> Result<(), RunnerError> {
-        dispatch!(self, r => r.initialize())
-    }
-    fn start_stepping(&mut self) -> Result<(), RunnerError> {
-        dispatch!(self, r => r.start_stepping())
-    }
-    fn time(&self) -> f64 {
-        dispatch!(self, r => r.time())
-    }
-    fn get_real(&mut self, vr: u32) -> Result<f64, RunnerError> {
-        dispatch!(self, r => r.get_real(vr))
-    }
-    fn set_real(&mut self, vr: u32, value: f64) -> Result<(), RunnerError> {
-        dispatch!(self, r => r.set_real(vr, value))
-    }
-    fn do_step(&mut self, t: f64, h: f64) -> Result<(), RunnerError> {
-        dispatch!(self, r => r.do_step(t, h))
-    }
-    fn save_state(&self) -> Result<FmuState, RunnerError> {
-        Ok(match self {
-            FmuRunner::Plant(r) => FmuState::Plant(r.save_state()?),
-            FmuRunner::Control(r) => FmuState::Control(r.save_state()?),
-        })
-    }
-    fn save_state_into(&self, into: &mut FmuState) -> Result<(), RunnerError> {
-        match (self, into) {
-            (FmuRunner::Plant(r), FmuState::Plant(s)) => r.save_state_into(s),
-            (FmuRunner::Control(r), FmuState::Control(s)) => r.save_state_into(s),
-            (_, into) => {
-                *into = self.save_state()?;
-                Ok(())
-            }
-        }
-    }
-    fn restore_state(&mut self, state: &FmuState) -> Result<(), RunnerError> {
-        match (self, state) {
-            (FmuRunner::Plant(r), FmuState::Plant(s)) => r.restore_state(s),
-            (FmuRunner::Control(r), FmuState::Control(s)) => r.restore_state(s),
-            _ => Err(other_kind()),
-        }
-    }
-    fn serialize_state(&self, state: &FmuState) -> Vec<u8> {
-        match (self, state) {
-            (FmuRunner::Plant(r), FmuState::Plant(s)) => r.serialize_state(s),
-            (FmuRunner::Control(r), FmuState::Control(s)) => r.serialize_state(s),
-            // States are made by this runner: another kind cannot occur;
-            // its bytes would be refused on reading.
-            _ => Vec::new(),
-        }
-    }
-    fn deserialize_state(&self, bytes: &[u8]) -> Result<FmuState, RunnerError> {
-        Ok(match self {
-            FmuRunner::Plant(r) => FmuState::Plant(r.deserialize_state(bytes)?),
-            FmuRunner::Control(r) => FmuState::Control(r.deserialize_state(bytes)?),
         })
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use nonsmooth::io::scenario::Scenario;
 use nonsmooth_fmus::component::{Component, Phase, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
-use nonsmooth_fmus::runner::{FmuRunner, Runner};
+use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
 
 type Log = Arc<Mutex<Vec<(Status, String, String)>>>;
 
@@ -19,7 +19,7 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn instance(file: &str, overrides: &[(&str, &str)]) -> (Component<FmuRunner>, Log) {
+fn instance(file: &str, overrides: &[(&str, &str)]) -> (Component<ScenarioRunner>, Log) {
     let path = example(file);
     let text = std::fs::read_to_string(&path).unwrap();
     instance_of(text, path, overrides)
@@ -29,7 +29,7 @@ fn instance_of(
     text: String,
     path: PathBuf,
     overrides: &[(&str, &str)],
-) -> (Component<FmuRunner>, Log) {
+) -> (Component<ScenarioRunner>, Log) {
     let cfg = FmuConfig {
         format: 1,
         guid: "{test}".into(),
@@ -51,7 +51,7 @@ fn instance_of(
     (comp, log)
 }
 
-fn vr(c: &Component<FmuRunner>, name: &str) -> u32 {
+fn vr(c: &Component<ScenarioRunner>, name: &str) -> u32 {
     c.runner()
         .interface()
         .variables
@@ -61,14 +61,14 @@ fn vr(c: &Component<FmuRunner>, name: &str) -> u32 {
         .value_reference
 }
 
-fn get(c: &mut Component<FmuRunner>, name: &str) -> f64 {
+fn get(c: &mut Component<ScenarioRunner>, name: &str) -> f64 {
     let r = vr(c, name);
     let mut out = [f64::NAN];
     assert_eq!(c.get_real(&[r], &mut out), Status::Ok);
     out[0]
 }
 
-fn outputs(c: &mut Component<FmuRunner>) -> Vec<u64> {
+fn outputs(c: &mut Component<ScenarioRunner>) -> Vec<u64> {
     let vrs: Vec<u32> = c
         .runner()
         .interface()
@@ -80,14 +80,14 @@ fn outputs(c: &mut Component<FmuRunner>) -> Vec<u64> {
     out.iter().map(|x| x.to_bits()).collect()
 }
 
-fn start(c: &mut Component<FmuRunner>, stop: Option<f64>) {
+fn start(c: &mut Component<ScenarioRunner>, stop: Option<f64>) {
     assert_eq!(c.setup_experiment(0.0, stop), Status::Ok);
     assert_eq!(c.enter_initialization_mode(), Status::Ok);
     assert_eq!(c.exit_initialization_mode(), Status::Ok);
 }
 
 /// Steps of `h` from the current time; returns the outputs after each.
-fn steps(c: &mut Component<FmuRunner>, n: usize, h: f64) -> Vec<Vec<u64>> {
+fn steps(c: &mut Component<ScenarioRunner>, n: usize, h: f64) -> Vec<Vec<u64>> {
     (0..n)
         .map(|_| {
             let t = c.last_successful_time();
@@ -112,7 +112,7 @@ fn outputs_equal_the_native_run_at_every_communication_point() {
         .unwrap()
         .build()
         .unwrap();
-    let mut sim = built.simulation().unwrap();
+    let mut sim = built.control_loop().unwrap();
     let mut native = Vec::new();
     let mut row = vec![0.0; built.header().len()];
     sim.run(|s| {
@@ -265,7 +265,7 @@ fn several_instances_interleaved_equal_separate_runs() {
 #[test]
 fn host_mistakes_are_errors_with_a_message_and_the_instance_stays_usable() {
     let (mut c, log) = instance("bouncing_ball.toml", &[]);
-    let err = |c: &mut Component<FmuRunner>, s: Status, what: &str| {
+    let err = |c: &mut Component<ScenarioRunner>, s: Status, what: &str| {
         assert_eq!(s, Status::Error, "{what}");
         let m = last_message(&log);
         assert!(!m.is_empty(), "{what}: no message");

@@ -13,7 +13,7 @@ use nonsmooth::io::scenario::Scenario;
 use nonsmooth::simulation::{StepOutcome, Strategy};
 use nonsmooth_fmus::component::{Component, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
-use nonsmooth_fmus::runner::{FmuRunner, Runner};
+use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -25,7 +25,7 @@ fn text_of(name: &str) -> String {
     std::fs::read_to_string(example(name)).unwrap()
 }
 
-fn instance(text: &str, overrides: &[(&str, &str)]) -> Component<FmuRunner> {
+fn instance(text: &str, overrides: &[(&str, &str)]) -> Component<ScenarioRunner> {
     let cfg = FmuConfig {
         format: 1,
         guid: "{control}".into(),
@@ -43,7 +43,6 @@ fn instance(text: &str, overrides: &[(&str, &str)]) -> Component<FmuRunner> {
         false,
     )
     .unwrap();
-    assert!(matches!(comp.runner(), FmuRunner::Control(_)));
     comp
 }
 
@@ -62,14 +61,14 @@ fn native(text: &str, overrides: &[(&str, &str)]) -> Vec<Vec<f64>> {
     let mut rows = Vec::new();
     while let StepOutcome::Advanced { .. } = cl.step().unwrap() {
         if cl.plant().is_output_instant() {
-            built.row_of_loop(&cl, &mut row);
+            built.row(&cl, &mut row);
             rows.push(row.clone());
         }
     }
     rows
 }
 
-fn vr(c: &Component<FmuRunner>, name: &str) -> u32 {
+fn vr(c: &Component<ScenarioRunner>, name: &str) -> u32 {
     c.runner()
         .interface()
         .variables
@@ -79,7 +78,7 @@ fn vr(c: &Component<FmuRunner>, name: &str) -> u32 {
         .value_reference
 }
 
-fn outputs(c: &mut Component<FmuRunner>) -> Vec<f64> {
+fn outputs(c: &mut Component<ScenarioRunner>) -> Vec<f64> {
     let vrs: Vec<u32> = c
         .runner()
         .interface()
@@ -95,13 +94,13 @@ fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
-fn start(c: &mut Component<FmuRunner>) {
+fn start(c: &mut Component<ScenarioRunner>) {
     assert_eq!(c.setup_experiment(0.0, None), Status::Ok);
     assert_eq!(c.enter_initialization_mode(), Status::Ok);
     assert_eq!(c.exit_initialization_mode(), Status::Ok);
 }
 
-fn steps(c: &mut Component<FmuRunner>, n: usize, h: f64) -> Vec<Vec<u64>> {
+fn steps(c: &mut Component<ScenarioRunner>, n: usize, h: f64) -> Vec<Vec<u64>> {
     (0..n)
         .map(|_| {
             let t = c.last_successful_time();

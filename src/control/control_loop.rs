@@ -22,12 +22,12 @@ pub use state::ControlLoopState;
 use super::delay_line::DelayLine;
 use super::error::ControlError;
 use super::law::{Controller, ControllerSetup, LinearPlant, Observer, ObserverSetup};
-use super::plant::Plant;
 use super::timing::Timing;
 use crate::modelling::dynamical_system::DynamicalSystem;
 use crate::modelling::{InteractionId, Model, SystemId};
 use crate::simulation::{
-    EventKind, SimulationError, SourceId, StepOutcome, TimeStepping, TimeSteppingSettings,
+    EventDrivenSettings, EventKind, Simulation, SimulationError, SourceId, StepOutcome, Strategy,
+    TimeStepping, TimeSteppingSettings,
 };
 
 /// A handle to a sensor of a [`ControlLoop`].
@@ -551,7 +551,7 @@ impl ControlLoopBuilder {
     /// instant of the loop is met exactly (no grid).
     pub fn build_event_driven(
         self,
-        settings: crate::simulation::EventDrivenSettings,
+        settings: EventDrivenSettings,
     ) -> Result<ControlLoop, ControlError> {
         let times = self.times();
         let plant =
@@ -559,10 +559,29 @@ impl ControlLoopBuilder {
         self.build(Box::new(plant))
     }
 
+    /// Builds the loop on a simulation of the model with the given
+    /// strategy (and the settings of each).
+    pub fn build_with(
+        self,
+        strategy: Strategy,
+        time_stepping: &TimeSteppingSettings,
+        event_driven: &EventDrivenSettings,
+    ) -> Result<ControlLoop, ControlError> {
+        let times = self.times();
+        let plant = crate::simulation::simulate(
+            strategy,
+            Arc::clone(&self.model),
+            time_stepping,
+            event_driven,
+            &times,
+        )?;
+        self.build(plant)
+    }
+
     /// Builds the loop on a plant simulation created with the periods,
     /// offsets and delays of every object in its time base (see
     /// [`TimeStepping::with_times`]) and not yet advanced.
-    pub fn build(self, mut plant: Box<dyn Plant>) -> Result<ControlLoop, ControlError> {
+    pub fn build(self, mut plant: Box<dyn Simulation>) -> Result<ControlLoop, ControlError> {
         let model = Arc::clone(&self.model);
         let (t0_tick, base) = plant.tick();
         let ticks = |object: &str, what: &'static str, secs: f64| {
@@ -573,7 +592,7 @@ impl ControlLoopBuilder {
                 })
         };
         let mut actions = vec![Action::None; 0];
-        let register = |plant: &mut Box<dyn Plant>,
+        let register = |plant: &mut Box<dyn Simulation>,
                         actions: &mut Vec<Action>,
                         kind: EventKind,
                         offset: i64,
@@ -811,7 +830,7 @@ fn linear_plant(model: &Model, s: SystemId, b: &DMatrix<f64>) -> Option<LinearPl
 /// A closed loop: the plant simulation and the sampled objects acting on
 /// it. See the module documentation for the order of events.
 pub struct ControlLoop {
-    plant: Box<dyn Plant>,
+    plant: Box<dyn Simulation>,
     sensors: Vec<SensorRt>,
     observers: Vec<ObserverRt>,
     controllers: Vec<ControllerRt>,
@@ -874,43 +893,6 @@ impl ControlLoop {
             }
         }
         Ok(outcome)
-    }
-
-    /// Takes up to `max` of the instants ahead at which the loop has nothing
-    /// to do — instants holding only the plant's integration step and
-    /// outputs — in one call, exactly as as many calls of
-    /// [`ControlLoop::step`] would, calling `each(t, plant)` after each
-    /// one; stops before the next instant at which a sensor, observer,
-    /// controller or actuator acts, or past the final time. Returns the
-    /// number of instants taken: zero when there is none ahead, or when the
-    /// plant has no such path (see [`TimeStepping::step_quiet`]). The held
-    /// inputs do not change during these instants.
-    ///
-    /// A full-resolution record of a run alternates the two calls:
-    ///
-    /// ```no_run
-    /// # use nonsmooth::control::ControlLoop;
-    /// # use nonsmooth::simulation::StepOutcome;
-    /// # fn record(cl: &mut ControlLoop, plant: nonsmooth::modelling::SystemId) -> Result<(), nonsmooth::control::ControlError> {
-    /// let mut rows = Vec::new();
-    /// loop {
-    ///     cl.step_quiet(usize::MAX, |t, p| rows.push((t, p.q(plant)[0])))?;
-    ///     match cl.step()? {
-    ///         StepOutcome::Advanced { t, .. } => rows.push((t, cl.plant().q(plant)[0])),
-    ///         _ => break,
-    ///     }
-    /// }
-    /// # Ok(()) }
-    /// ```
-    pub fn step_quiet(
-        &mut self,
-        max: usize,
-        each: impl FnMut(f64, &TimeStepping),
-    ) -> Result<usize, ControlError> {
-        match self.plant.as_time_stepping_mut() {
-            Some(ts) => Ok(ts.step_quiet(max, each)?),
-            None => Ok(0),
-        }
     }
 
     /// Runs to the final time, calling `each` after every instant.
@@ -1168,10 +1150,11 @@ impl ControlLoop {
             .unwrap_or(&[])
     }
 
-    /// The instant of the next pending event in ticks, when the plant is a
-    /// time-stepping simulation (`None` otherwise, or when none is left).
+    /// The instant of the next pending event in ticks, when the plant's
+    /// strategy knows it in advance (time-stepping; `None` otherwise, or
+    /// when none is left).
     pub fn next_event_tick(&self) -> Option<i64> {
-        self.plant.as_time_stepping()?.next_event_tick()
+        self.plant.next_event_tick()
     }
 
     /// Sets the input u of a relation (held until changed).
@@ -1180,7 +1163,7 @@ impl ControlLoop {
     }
 
     /// The plant simulation.
-    pub fn plant(&self) -> &dyn Plant {
+    pub fn plant(&self) -> &dyn Simulation {
         self.plant.as_ref()
     }
 

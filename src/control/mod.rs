@@ -1,8 +1,8 @@
 //! Control: sensors, observers and controllers with their actuators, sampled
 //! on the plant's exact clock with delays of any length (seed 004 §4).
 //!
-//! A [`ControlLoop`] drives a plant simulation (time-stepping now; any
-//! [`Plant`]) and runs, at each instant, the events of its objects in the
+//! A [`ControlLoop`] drives a plant simulation (any
+//! [`Simulation`](crate::simulation::Simulation)) and runs, at each instant, the events of its objects in the
 //! order time-discretisation → nonsmooth → sensor → observer → actuator →
 //! output (docs/how-a-step-proceeds.md). Control laws implement
 //! [`Controller`], observers [`Observer`]; the laws themselves live in the
@@ -52,7 +52,6 @@ mod control_loop;
 mod delay_line;
 mod error;
 mod law;
-mod plant;
 mod timing;
 
 pub use catalog::{LawCatalog, LawParams, LawValue, NoLaws};
@@ -62,5 +61,4 @@ pub use control_loop::{
 };
 pub use error::ControlError;
 pub use law::{Controller, ControllerSetup, LinearPlant, Observer, ObserverSetup, StateReader};
-pub use plant::{Plant, PlantState};
 pub use timing::Timing;

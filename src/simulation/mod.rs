@@ -2,17 +2,19 @@
 //! event-driven integration.
 
 pub mod clock;
+pub mod driver;
 pub mod event_driven;
 pub mod events;
 pub mod strategy;
 pub mod time_stepping;
 
 pub use clock::{ClockError, Rational, TimeBase};
+pub use driver::{simulate, Simulation, SimulationState};
 pub use event_driven::{
     EventDriven, EventDrivenSettings, EventDrivenStatistics, OdeMethod, Transition, TransitionKind,
 };
 pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId};
-pub use strategy::{Simulator, StateView, Strategy};
+pub use strategy::Strategy;
 pub use time_stepping::{
     Assembly, FirstOrderScheme, ProblemFamily, SimulationError, StateError, Statistics,
     StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,

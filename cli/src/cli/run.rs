@@ -216,7 +216,7 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
         match sim.step() {
             Ok(StepOutcome::Advanced { t, .. }) => {
                 if sim.plant().is_output_instant() {
-                    built.row_of_loop(&sim, &mut row);
+                    built.row(&sim, &mut row);
                     csv.write_row(&row)
                         .map_err(|e| write_failed(&args.out.join(built.csv_file_name()), e))?;
                 }
@@ -286,15 +286,14 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
         } else {
             0.0
         };
-        let ed = sim.plant().as_event_driven();
+        let ed = sim.plant().event_statistics();
         let what = match ed {
             None => "steps",
             Some(_) => "event-driven integration steps",
         };
         let extra = match ed {
             None => String::new(),
-            Some(ed) => {
-                let e = ed.event_statistics();
+            Some(e) => {
                 format!(
                     ", {} nonsmooth events ({} impacts, {} mode switches)",
                     e.events, e.impacts, e.mode_switches

@@ -5,7 +5,7 @@
 //! writes it, so that restoring a state and stepping again gives
 //! bit-identical results:
 //!
-//! * the plant's state ([`PlantState`]: for a time-stepping plant its
+//! * the plant's state ([`SimulationState`]: for a time-stepping plant its
 //!   clock — the event schedule of every sensor, observer and actuator
 //!   included —, q, v, the held inputs g and u, the interactions' y, λ and
 //!   warm starts, the counters);
@@ -40,9 +40,8 @@
 
 use super::{ControlLoop, Timing};
 use crate::control::error::ControlError;
-use crate::control::plant::PlantState;
 use crate::simulation::time_stepping::{Reader, Writer};
-use crate::simulation::{StateError, TimeSteppingState};
+use crate::simulation::{SimulationState, StateError, TimeSteppingState};
 
 /// Per-sensor part of a state.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,7 +78,7 @@ struct ControllerState {
 /// [`ControlLoop::restore_state`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ControlLoopState {
-    plant: PlantState,
+    plant: SimulationState,
     sensors: Vec<SensorState>,
     observers: Vec<ObserverState>,
     controllers: Vec<ControllerState>,
@@ -97,7 +96,7 @@ impl ControlLoopState {
     }
 
     /// The plant's part.
-    pub fn plant(&self) -> &PlantState {
+    pub fn plant(&self) -> &SimulationState {
         &self.plant
     }
 }
@@ -133,7 +132,7 @@ impl ControlLoop {
             law_lengths.push(laws.len() - at);
         }
         Ok(ControlLoopState {
-            plant: self.plant.save_state()?,
+            plant: self.plant.save_state().map_err(plant_error)?,
             sensors: self
                 .sensors
                 .iter()
@@ -197,7 +196,9 @@ impl ControlLoop {
             *s = self.save_state()?;
             return Ok(());
         }
-        self.plant.save_state_into(&mut s.plant)?;
+        self.plant
+            .save_state_into(&mut s.plant)
+            .map_err(plant_error)?;
         for (st, x) in s.sensors.iter_mut().zip(&self.sensors) {
             st.name.clone_from(&x.name);
             st.timing = x.timing;
@@ -259,7 +260,7 @@ impl ControlLoop {
             c.law.save_state(&mut undo);
         }
         let result = self.restore_laws(&s.laws, &s.law_lengths);
-        let result = result.and_then(|()| self.plant.restore_state(&s.plant));
+        let result = result.and_then(|()| self.plant.restore_state(&s.plant).map_err(plant_error));
         if let Err(e) = result {
             // Back to the memories of before (they fit: taken just now).
             let _ = self.restore_laws_unchecked(&undo);
@@ -519,7 +520,7 @@ impl ControlLoopState {
         w.f64s(&self.laws);
         w.f64s_list(&self.external);
         match &self.plant {
-            PlantState::TimeStepping(p) => {
+            SimulationState::TimeStepping(p) => {
                 w.u8(TIME_STEPPING);
                 let mut bytes = Vec::new();
                 p.write_bytes(&mut bytes);
@@ -626,7 +627,7 @@ impl ControlLoopState {
         let plant = match r.u8()? {
             TIME_STEPPING => {
                 let n = r.len(1)?;
-                PlantState::TimeStepping(TimeSteppingState::from_bytes(r.take(n)?)?)
+                SimulationState::TimeStepping(TimeSteppingState::from_bytes(r.take(n)?)?)
             }
             k => return Err(bad(format!("unknown plant kind {k}"))),
         };
@@ -645,5 +646,19 @@ impl ControlLoopState {
             law_lengths,
             external,
         })
+    }
+}
+
+/// The error of the plant's part of a state, named after the plant.
+fn plant_error(e: StateError) -> ControlError {
+    match e {
+        StateError::Unsupported(reason) => ControlError::Unsupported {
+            object: "plant".into(),
+            reason,
+        },
+        e => ControlError::State {
+            object: "plant".into(),
+            reason: e.to_string(),
+        },
     }
 }

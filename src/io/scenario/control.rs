@@ -651,11 +651,7 @@ pub(super) fn instantiate(
     }
     // Errors of the loop as a whole (initialisation of laws, the clock) are
     // located at the object they name, or at [simulation].
-    let built = match strategy {
-        Strategy::TimeStepping => lb.build_time_stepping(settings.clone()),
-        Strategy::EventDriven => lb.build_event_driven(ed_settings.clone()),
-    };
-    built.map_err(|e| {
+    lb.build_with(strategy, settings, ed_settings).map_err(|e| {
         let name = e
             .object()
             .map(|o| o.split('.').next().unwrap_or(o).to_string());

@@ -15,13 +15,12 @@ use super::schema::{FmiTable, ScenarioFile};
 use super::values::{is_identifier, Ctx};
 use crate::control::{ControlError, ControlLoop, SensorId};
 use crate::modelling::{InteractionId, Model, SystemId};
-use crate::simulation::{SimulationError, TimeStepping};
 
 /// Where an input enters the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputTarget {
     /// Component `index` of the held input g of a system
-    /// ([`TimeStepping::set_system_input`]): a force on a Lagrangian system,
+    /// ([`ControlLoop::set_external_input`]): a force on a Lagrangian system,
     /// a term of ẋ (like b(t)) on a first-order one.
     System {
         /// The system.
@@ -30,7 +29,7 @@ pub enum InputTarget {
         index: usize,
     },
     /// Component `index` of the input u of a first-order linear relation
-    /// ([`TimeStepping::set_input`]; it enters y through F u).
+    /// ([`ControlLoop::set_relation_input`]; it enters y through F u).
     Relation {
         /// The interaction.
         interaction: InteractionId,
@@ -87,13 +86,13 @@ impl FmiSpec {
     /// Holds `values` (one per input, in order) on the simulation: each
     /// input's component of its system's g or its relation's u is set, the
     /// other components keep their value.
-    pub fn apply_inputs<S: InputSink>(
+    pub fn apply_inputs(
         &self,
-        sim: &mut S,
+        sim: &mut ControlLoop,
         values: &[f64],
-    ) -> std::result::Result<(), S::Error> {
+    ) -> std::result::Result<(), ControlError> {
         if values.len() != self.inputs.len() {
-            return Err(S::bad_argument(format!(
+            return Err(ControlError::BadReference(format!(
                 "{} input values for {} inputs",
                 values.len(),
                 self.inputs.len()
@@ -108,7 +107,7 @@ impl FmiSpec {
                     let k = match g.iter().position(|(s, _)| *s == system) {
                         Some(k) => k,
                         None => {
-                            g.push((system, sim.system_input(system).to_vec()));
+                            g.push((system, sim.external_input(system).to_vec()));
                             g.len() - 1
                         }
                     };
@@ -118,7 +117,10 @@ impl FmiSpec {
                     let k = match u.iter().position(|(i, _)| *i == interaction) {
                         Some(k) => k,
                         None => {
-                            u.push((interaction, sim.relation_input(interaction).to_vec()));
+                            u.push((
+                                interaction,
+                                sim.plant().relation_input(interaction).to_vec(),
+                            ));
                             u.len() - 1
                         }
                     };
@@ -134,7 +136,7 @@ impl FmiSpec {
                     };
                     let held = &mut y[k].1;
                     if index >= held.len() {
-                        return Err(S::bad_argument(format!(
+                        return Err(ControlError::BadReference(format!(
                             "input `{}`: sensor {} is not fed from outside here",
                             input.name, sensor.0
                         )));
@@ -144,13 +146,13 @@ impl FmiSpec {
             }
         }
         for (s, v) in &g {
-            if sim.system_input(*s) != v.as_slice() {
-                sim.set_system_input(*s, v)?;
+            if sim.external_input(*s) != v.as_slice() {
+                sim.set_external_input(*s, v)?;
             }
         }
         for (i, v) in &u {
-            if sim.relation_input(*i) != v.as_slice() {
-                sim.set_input(*i, v)?;
+            if sim.plant().relation_input(*i) != v.as_slice() {
+                sim.set_relation_input(*i, v)?;
             }
         }
         for (s, v) in &y {
@@ -177,99 +179,6 @@ impl FmiSpec {
     /// The start values of the inputs.
     pub fn input_starts(&self) -> Vec<f64> {
         self.inputs.iter().map(|i| i.start).collect()
-    }
-}
-
-/// Where declared inputs go: a plant simulation, or a control loop (where a
-/// system input is the external part, added to the actuators' inputs).
-pub trait InputSink {
-    /// The error type of the setters.
-    type Error;
-    /// An error for a bad argument.
-    fn bad_argument(message: String) -> Self::Error;
-    /// The held input g of a system (its external part in a loop).
-    fn system_input(&self, s: SystemId) -> &[f64];
-    /// Sets it.
-    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> std::result::Result<(), Self::Error>;
-    /// The held input u of a relation.
-    fn relation_input(&self, i: InteractionId) -> &[f64];
-    /// Sets it.
-    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> std::result::Result<(), Self::Error>;
-    /// The value held by a sensor fed from outside (empty when there is no
-    /// such sensor).
-    fn sensor_input(&self, _s: SensorId) -> &[f64] {
-        &[]
-    }
-    /// Sets it.
-    fn set_sensor_input(
-        &mut self,
-        s: SensorId,
-        _y: &[f64],
-    ) -> std::result::Result<(), Self::Error> {
-        Err(Self::bad_argument(format!(
-            "sensor {} is not fed from outside here (sensors need a control loop)",
-            s.0
-        )))
-    }
-}
-
-impl InputSink for TimeStepping {
-    type Error = SimulationError;
-    fn bad_argument(message: String) -> SimulationError {
-        SimulationError::BadArgument(message)
-    }
-    fn system_input(&self, s: SystemId) -> &[f64] {
-        TimeStepping::system_input(self, s)
-    }
-    fn set_system_input(
-        &mut self,
-        s: SystemId,
-        g: &[f64],
-    ) -> std::result::Result<(), SimulationError> {
-        TimeStepping::set_system_input(self, s, g)
-    }
-    fn relation_input(&self, i: InteractionId) -> &[f64] {
-        TimeStepping::relation_input(self, i)
-    }
-    fn set_input(
-        &mut self,
-        i: InteractionId,
-        u: &[f64],
-    ) -> std::result::Result<(), SimulationError> {
-        TimeStepping::set_input(self, i, u)
-    }
-}
-
-impl InputSink for ControlLoop {
-    type Error = ControlError;
-    fn bad_argument(message: String) -> ControlError {
-        ControlError::BadReference(message)
-    }
-    fn system_input(&self, s: SystemId) -> &[f64] {
-        self.external_input(s)
-    }
-    fn set_system_input(
-        &mut self,
-        s: SystemId,
-        g: &[f64],
-    ) -> std::result::Result<(), ControlError> {
-        self.set_external_input(s, g)
-    }
-    fn relation_input(&self, i: InteractionId) -> &[f64] {
-        self.plant().relation_input(i)
-    }
-    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> std::result::Result<(), ControlError> {
-        self.set_relation_input(i, u)
-    }
-    fn sensor_input(&self, s: SensorId) -> &[f64] {
-        ControlLoop::sensor_input(self, s)
-    }
-    fn set_sensor_input(
-        &mut self,
-        s: SensorId,
-        y: &[f64],
-    ) -> std::result::Result<(), ControlError> {
-        ControlLoop::set_sensor_input(self, s, y)
     }
 }
 

@@ -22,8 +22,10 @@
 //! scenario.set_parameter("g", 1.62).unwrap();
 //! let built = scenario.build().unwrap();
 //! assert_eq!(built.header(), ["t", "body.q[0]", "body.v[0]"]);
-//! let mut sim = built.simulation().unwrap();
-//! sim.run(|_| {}).unwrap();
+//! let mut run = built.control_loop().unwrap();
+//! let mut row = vec![0.0; built.header().len()];
+//! run.run(|cl| built.row(cl, &mut row)).unwrap();
+//! assert!(row[1] < 1.0);
 //! ```
 
 mod build;
@@ -52,10 +54,7 @@ use self::error::Source;
 use self::schema::ScenarioFile;
 use crate::control::{ControlLoop, LawCatalog, NoLaws};
 use crate::modelling::Model;
-use crate::simulation::{
-    EventDriven, EventDrivenSettings, Simulator, StateView, Strategy, TimeStepping,
-    TimeSteppingSettings,
-};
+use crate::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
 
 /// A plot of recorded columns, as given by a `[[plots]]` entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -262,30 +261,12 @@ impl BuiltScenario {
         format!("{}.csv", self.name)
     }
 
-    /// Sets up the simulation of the plant alone, with the declared `[fmi]`
-    /// inputs held at their start values; its errors are located in the
-    /// file. A scenario with sensors, observers or controllers is run with
-    /// [`BuiltScenario::control_loop`] instead (this refuses it).
-    pub fn simulation(&self) -> Result<TimeStepping> {
-        if !self.control.is_empty() {
-            return Err(ScenarioError::Invalid {
-                at: self.places.simulation.clone(),
-                reason: "the scenario has control objects: run it as a control loop".into(),
-            });
-        }
-        let mut sim = TimeStepping::new(Arc::clone(&self.model), self.settings.clone())
-            .map_err(|e| self.places.simulation_error(e))?;
-        if self.fmi.inputs.iter().any(|i| i.start != 0.0) {
-            self.fmi
-                .apply_inputs(&mut sim, &self.fmi.input_starts())
-                .map_err(|e| self.places.simulation_error(e))?;
-        }
-        Ok(sim)
-    }
-
-    /// Sets up the closed loop: the plant's simulation with fresh instances
-    /// of the sensors, observers and controllers (a scenario without them
-    /// gives a loop that only integrates the plant).
+    /// Sets up the run: the plant's simulation with fresh instances of the
+    /// sensors, observers and controllers around it (a scenario without
+    /// them gives a loop that only integrates the plant). The loop is the
+    /// one driver of every run: the command line, the FMU runtime and
+    /// library users step it and read their rows from it
+    /// ([`BuiltScenario::row`]).
     /// The declared `[fmi]` inputs are held at their start values.
     pub fn control_loop(&self) -> Result<ControlLoop> {
         self.control_loop_with(self.strategy)
@@ -315,34 +296,13 @@ impl BuiltScenario {
         Ok(cl)
     }
 
-    /// Writes the current row of a control loop built by
-    /// [`BuiltScenario::control_loop`] into `out` (length `header().len()`).
-    pub fn row_of_loop(&self, cl: &ControlLoop, out: &mut [f64]) {
+    /// Writes the current row (t, then the columns) of a run of this
+    /// scenario ([`BuiltScenario::control_loop`]) into `out`, whose length
+    /// must be `header().len()`.
+    pub fn row(&self, cl: &ControlLoop, out: &mut [f64]) {
         out[0] = cl.time();
         for (o, c) in out[1..].iter_mut().zip(&self.columns) {
-            *o = c.value_in_loop(cl);
-        }
-    }
-
-    /// Sets up a simulation with the given strategy (the scenario's own is
-    /// [`BuiltScenario::strategy`]); its errors are located in the file.
-    pub fn simulator(&self, strategy: Strategy) -> Result<Simulator> {
-        match strategy {
-            Strategy::TimeStepping => self.simulation().map(Simulator::TimeStepping),
-            Strategy::EventDriven => {
-                EventDriven::new(Arc::clone(&self.model), self.event_driven.clone())
-                    .map(Simulator::EventDriven)
-                    .map_err(|e| self.places.simulation_error(e))
-            }
-        }
-    }
-
-    /// Writes the current row (t, then the columns) of a simulation of this
-    /// scenario's model into `out`, whose length must be `header().len()`.
-    pub fn row(&self, sim: &impl StateView, out: &mut [f64]) {
-        out[0] = sim.time();
-        for (o, c) in out[1..].iter_mut().zip(&self.columns) {
-            *o = c.value(sim);
+            *o = c.value(cl);
         }
     }
 }

@@ -12,7 +12,6 @@ use std::collections::HashSet;
 use super::error::{Place, Result, ScenarioError};
 use crate::control::{ControlLoop, ControllerId, ObserverId, SensorId};
 use crate::modelling::{InteractionId, Model, SystemId};
-use crate::simulation::StateView;
 
 /// The most columns recorded when `record` is not given.
 pub const DEFAULT_COLUMN_LIMIT: usize = 1000;
@@ -56,25 +55,8 @@ pub struct Column {
 }
 
 impl Column {
-    /// The current value in a simulation of the model the column was made
-    /// for. Columns of control objects need [`Column::value_in_loop`].
-    pub fn value(&self, sim: &impl StateView) -> f64 {
-        let slice = match self.variable {
-            Variable::Q(s) => sim.q(s),
-            Variable::V(s) => sim.v(s),
-            Variable::X(s) => sim.x(s),
-            Variable::Y(i) => sim.y(i),
-            Variable::Lambda(i) => sim.lambda(i),
-            _ => panic!(
-                "column {} reads a control object: record it from the control loop",
-                self.name
-            ),
-        };
-        slice[self.index]
-    }
-
     /// The current value in a control loop built for the scenario.
-    pub fn value_in_loop(&self, cl: &ControlLoop) -> f64 {
+    pub fn value(&self, cl: &ControlLoop) -> f64 {
         let p = cl.plant();
         let slice = match self.variable {
             Variable::Q(s) | Variable::X(s) => p.q(s),

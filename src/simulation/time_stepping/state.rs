@@ -49,6 +49,9 @@ pub enum StateError {
     /// The bytes are not a state written by [`TimeSteppingState::to_bytes`].
     #[error("not a valid simulation state: {0}")]
     Corrupt(String),
+    /// The simulation cannot save or restore its state.
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// Per-system part of a state.

@@ -1,0 +1,308 @@
+//! One surface over a running simulation of either strategy: [`Simulation`].
+//!
+//! The model ([`Model`]) is immutable and shared; a [`Simulation`] owns the
+//! state that evolves (the clock and its event schedule, q, v or x, the
+//! interactions' y and λ, the held inputs) and advances it instant by
+//! instant. Everything above this layer — the control loop, the scenario
+//! layer, the command line, the FMU runtime — drives a simulation through
+//! this trait only, so a new strategy (or an imported FMU) is one more
+//! implementation, not one more code path.
+//!
+//! A step ([`Simulation::step`]) goes to the next instant of the exact
+//! clock at which an event is due and processes the simulation's own events
+//! there (docs/how-a-step-proceeds.md); [`Simulation::last_events`] lists
+//! them in order, together with the events of the sources others registered
+//! with [`Simulation::add_event_source`], which the registering layer then
+//! processes.
+
+use std::sync::Arc;
+
+use super::clock::TimeBase;
+use super::event_driven::{EventDriven, EventDrivenSettings, EventDrivenStatistics, Transition};
+use super::events::{Event, EventKind, SourceId};
+use super::strategy::Strategy;
+use super::time_stepping::{
+    SimulationError, StateError, Statistics, StepOutcome, TimeStepping, TimeSteppingSettings,
+    TimeSteppingState,
+};
+use crate::modelling::{InteractionId, Model, SystemId};
+
+/// The complete state of a [`Simulation`]: everything a later step reads
+/// before writing it, including the event schedule.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SimulationState {
+    /// A time-stepping simulation's state (its clock, q, v, held inputs,
+    /// the interactions' y, λ and warm starts, the counters).
+    TimeStepping(TimeSteppingState),
+}
+
+impl SimulationState {
+    /// The instant of the state, in ticks.
+    pub fn tick(&self) -> i64 {
+        match self {
+            SimulationState::TimeStepping(s) => s.tick(),
+        }
+    }
+
+    /// The instant of the state, in seconds.
+    pub fn time(&self) -> f64 {
+        match self {
+            SimulationState::TimeStepping(s) => s.time(),
+        }
+    }
+}
+
+/// A running simulation of a model: its state, advanced on an exact clock.
+///
+/// Inputs are held: a value set with [`Simulation::set_system_input`] or
+/// [`Simulation::set_input`] acts from the current instant until changed.
+pub trait Simulation: Send {
+    /// The strategy that integrates the model.
+    fn strategy(&self) -> Strategy;
+    /// The model.
+    fn model(&self) -> &Arc<Model>;
+
+    /// Registers an event source (ticks of the time base of
+    /// [`Simulation::tick`]; `period` `None` for a single event); see
+    /// [`TimeStepping::add_event_source`].
+    fn add_event_source(
+        &mut self,
+        kind: EventKind,
+        offset: i64,
+        period: Option<i64>,
+        name: &str,
+    ) -> Result<SourceId, SimulationError>;
+    /// Advances to the next instant and processes its integration events.
+    fn step(&mut self) -> Result<StepOutcome, SimulationError>;
+    /// Events of the last instant, in the documented order.
+    fn last_events(&self) -> &[Event];
+    /// The nonsmooth transitions (impacts, take-offs, mode switches) of the
+    /// last instant (event-driven simulations; none for time-stepping,
+    /// which resolves them inside its steps).
+    fn transitions(&self) -> &[Transition] {
+        &[]
+    }
+    /// The name of an event source.
+    fn source_name(&self, id: SourceId) -> &str;
+    /// True when the last instant had an output event.
+    fn is_output_instant(&self) -> bool;
+    /// The instant of the next pending event in ticks, when the strategy
+    /// knows it in advance (time-stepping; `None` otherwise or when none is
+    /// left).
+    fn next_event_tick(&self) -> Option<i64> {
+        None
+    }
+    /// The integration grid (step, t₀) in ticks, for strategies with one.
+    fn grid(&self) -> Option<(i64, i64)> {
+        None
+    }
+
+    /// The current instant in ticks (for event-driven simulations: the last
+    /// tick at or before it) and the time base.
+    fn tick(&self) -> (i64, TimeBase);
+    /// The current time in seconds.
+    fn time(&self) -> f64;
+    /// The last instant, in ticks.
+    fn end_tick(&self) -> i64;
+    /// The final time in seconds.
+    fn t_end(&self) -> f64 {
+        let (_, base) = self.tick();
+        base.seconds(self.end_tick())
+    }
+
+    /// q of a Lagrangian system, x of a first-order one.
+    fn q(&self, s: SystemId) -> &[f64];
+    /// v of a Lagrangian system (empty for first-order systems).
+    fn v(&self, s: SystemId) -> &[f64];
+    /// Output y of an interaction.
+    fn y(&self, i: InteractionId) -> &[f64];
+    /// ẏ of an interaction.
+    fn ydot(&self, i: InteractionId) -> &[f64];
+    /// Multiplier λ of an interaction: the impulse of the step
+    /// (time-stepping, impact laws) or the contact force / multiplier at the
+    /// instant (event-driven).
+    fn lambda(&self, i: InteractionId) -> &[f64];
+
+    /// Sets the input g held on a system (M v̇ = F + g or ẋ = f + g).
+    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError>;
+    /// The input g held on a system.
+    fn system_input(&self, s: SystemId) -> &[f64];
+    /// Sets the input u of a relation (held until changed).
+    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError>;
+    /// The input u held on a relation.
+    fn relation_input(&self, i: InteractionId) -> &[f64];
+
+    /// Counters of the run so far.
+    fn statistics(&self) -> Statistics;
+    /// Counters of nonsmooth events (event-driven simulations).
+    fn event_statistics(&self) -> Option<EventDrivenStatistics> {
+        None
+    }
+
+    /// The complete state. A strategy that cannot save its state says so
+    /// with [`StateError::Unsupported`].
+    fn save_state(&self) -> Result<SimulationState, StateError>;
+    /// As [`Simulation::save_state`], into an existing state (reusing its
+    /// storage when it was taken from this simulation).
+    fn save_state_into(&self, into: &mut SimulationState) -> Result<(), StateError> {
+        *into = self.save_state()?;
+        Ok(())
+    }
+    /// Puts back a state taken from this simulation, or from one of the
+    /// same model structure on the same time base; nothing is changed when
+    /// it does not fit.
+    fn restore_state(&mut self, state: &SimulationState) -> Result<(), StateError>;
+}
+
+/// Creates a simulation of `model` with the given strategy, its clock
+/// fitted to the extra instants `times` (seconds: periods, offsets and
+/// delays of the objects that will register event sources; see
+/// [`TimeStepping::with_times`]).
+pub fn simulate(
+    strategy: Strategy,
+    model: Arc<Model>,
+    time_stepping: &TimeSteppingSettings,
+    event_driven: &EventDrivenSettings,
+    times: &[(&'static str, f64)],
+) -> Result<Box<dyn Simulation>, SimulationError> {
+    Ok(match strategy {
+        Strategy::TimeStepping => Box::new(TimeStepping::with_times(
+            model,
+            time_stepping.clone(),
+            times,
+        )?),
+        Strategy::EventDriven => {
+            Box::new(EventDriven::with_times(model, event_driven.clone(), times)?)
+        }
+    })
+}
+
+/// The methods both strategies provide under the same names.
+macro_rules! delegate {
+    ($t:ident) => {
+        fn model(&self) -> &Arc<Model> {
+            $t::model(self)
+        }
+        fn add_event_source(
+            &mut self,
+            kind: EventKind,
+            offset: i64,
+            period: Option<i64>,
+            name: &str,
+        ) -> Result<SourceId, SimulationError> {
+            $t::add_event_source(self, kind, offset, period, name)
+        }
+        fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+            $t::step(self)
+        }
+        fn last_events(&self) -> &[Event] {
+            $t::last_events(self)
+        }
+        fn source_name(&self, id: SourceId) -> &str {
+            $t::source_name(self, id)
+        }
+        fn is_output_instant(&self) -> bool {
+            $t::is_output_instant(self)
+        }
+        fn tick(&self) -> (i64, TimeBase) {
+            $t::tick(self)
+        }
+        fn time(&self) -> f64 {
+            $t::time(self)
+        }
+        fn end_tick(&self) -> i64 {
+            $t::end_tick(self)
+        }
+        fn q(&self, s: SystemId) -> &[f64] {
+            $t::q(self, s)
+        }
+        fn v(&self, s: SystemId) -> &[f64] {
+            $t::v(self, s)
+        }
+        fn y(&self, i: InteractionId) -> &[f64] {
+            $t::y(self, i)
+        }
+        fn ydot(&self, i: InteractionId) -> &[f64] {
+            $t::ydot(self, i)
+        }
+        fn lambda(&self, i: InteractionId) -> &[f64] {
+            $t::lambda(self, i)
+        }
+        fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
+            $t::set_system_input(self, s, g)
+        }
+        fn system_input(&self, s: SystemId) -> &[f64] {
+            $t::system_input(self, s)
+        }
+        fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError> {
+            $t::set_input(self, i, u)
+        }
+        fn relation_input(&self, i: InteractionId) -> &[f64] {
+            $t::relation_input(self, i)
+        }
+        fn statistics(&self) -> Statistics {
+            $t::statistics(self)
+        }
+    };
+}
+
+impl Simulation for TimeStepping {
+    delegate!(TimeStepping);
+    fn strategy(&self) -> Strategy {
+        Strategy::TimeStepping
+    }
+    fn next_event_tick(&self) -> Option<i64> {
+        TimeStepping::next_event_tick(self)
+    }
+    fn grid(&self) -> Option<(i64, i64)> {
+        Some(self.step_ticks())
+    }
+    fn t_end(&self) -> f64 {
+        self.settings().t_end
+    }
+    fn save_state(&self) -> Result<SimulationState, StateError> {
+        Ok(SimulationState::TimeStepping(TimeStepping::save_state(
+            self,
+        )))
+    }
+    fn save_state_into(&self, into: &mut SimulationState) -> Result<(), StateError> {
+        match into {
+            SimulationState::TimeStepping(s) => TimeStepping::save_state_into(self, s),
+        }
+        Ok(())
+    }
+    fn restore_state(&mut self, state: &SimulationState) -> Result<(), StateError> {
+        match state {
+            SimulationState::TimeStepping(s) => TimeStepping::restore_state(self, s),
+        }
+    }
+}
+
+fn no_state(what: &str) -> StateError {
+    StateError::Unsupported(format!(
+        "an event-driven simulation cannot {what} its state (use time-stepping)"
+    ))
+}
+
+impl Simulation for EventDriven {
+    delegate!(EventDriven);
+    fn strategy(&self) -> Strategy {
+        Strategy::EventDriven
+    }
+    fn transitions(&self) -> &[Transition] {
+        EventDriven::last_transitions(self)
+    }
+    fn t_end(&self) -> f64 {
+        self.settings().t_end
+    }
+    fn event_statistics(&self) -> Option<EventDrivenStatistics> {
+        Some(EventDriven::event_statistics(self))
+    }
+    fn save_state(&self) -> Result<SimulationState, StateError> {
+        Err(no_state("save"))
+    }
+    fn restore_state(&mut self, _: &SimulationState) -> Result<(), StateError> {
+        Err(no_state("restore"))
+    }
+}
