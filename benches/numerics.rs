@@ -7,12 +7,6 @@
 //! Run: `cargo bench --bench numerics` (release build). Set
 //! `NONSMOOTH_BENCH_MD=docs/numerics-benchmark.md` to also write the tables there,
 //! and `NONSMOOTH_BENCH_SECONDS` (default 0.05) for the time spent per pair.
-//!
-//! A second group times the sine of scenario expressions
-//! (`numerics::elementary`): nanoseconds per argument for batches of 32
-//! (`sin_many`, `cos_many`, as the zero-order-hold steps take b(t)), one
-//! argument at a time (`sin`), and glibc's `f64::sin`. `cargo bench --bench
-//! numerics -- sine` runs only this group, `-- solvers` only the solvers.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use nonsmooth::io::{read_problem, Problem, ProblemKind};
-use nonsmooth::numerics::elementary;
 use nonsmooth::numerics::lcp::{lcp_solver, LCP_SOLVERS};
 use nonsmooth::numerics::mlcp::{mlcp_solver, MLCP_SOLVERS};
 use nonsmooth::numerics::relay::{relay_solver, RELAY_SOLVERS};
@@ -143,85 +136,12 @@ fn load_oracle(root: &Path) -> BTreeMap<String, SiconosBest> {
     out
 }
 
-/// The best of `repeat` timings of `f`, each over `args` arguments, in
-/// nanoseconds per argument.
-fn ns_per_argument(repeat: usize, args: usize, mut f: impl FnMut()) -> f64 {
-    let mut best = f64::INFINITY;
-    for _ in 0..repeat {
-        let t = Instant::now();
-        f();
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    best * 1e9 / args as f64
-}
-
-/// Sines and cosines: ns per argument, batched, scalar and glibc's.
-fn sine() {
-    const BATCH: usize = 32;
-    const BATCHES: usize = 64;
-    let n = BATCH * BATCHES;
-    // 50 t on the SMC tutorial's grid (h = 1e-4): 50 t ∈ [0, 10.24).
-    let xs: Vec<f64> = (0..n).map(|j| 50.0 * (j as f64 * 1e-4)).collect();
-    let mut out = vec![0.0; n];
-    let repeat = 2000;
-    let rows = [
-        (
-            "elementary::sin_many, batches of 32",
-            ns_per_argument(repeat, n, || {
-                let xs = std::hint::black_box(&xs[..]);
-                for (x, o) in xs.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-                    elementary::sin_many(x, o);
-                }
-                std::hint::black_box(&out);
-            }),
-        ),
-        (
-            "elementary::cos_many, batches of 32",
-            ns_per_argument(repeat, n, || {
-                let xs = std::hint::black_box(&xs[..]);
-                for (x, o) in xs.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
-                    elementary::cos_many(x, o);
-                }
-                std::hint::black_box(&out);
-            }),
-        ),
-        (
-            "elementary::sin, one argument at a time",
-            ns_per_argument(repeat, n, || {
-                let xs = std::hint::black_box(&xs[..]);
-                for (&x, o) in xs.iter().zip(out.iter_mut()) {
-                    *o = elementary::sin(x);
-                }
-                std::hint::black_box(&out);
-            }),
-        ),
-        (
-            "f64::sin (glibc), one argument at a time",
-            ns_per_argument(repeat, n, || {
-                let xs = std::hint::black_box(&xs[..]);
-                for (&x, o) in xs.iter().zip(out.iter_mut()) {
-                    *o = x.sin();
-                }
-                std::hint::black_box(&out);
-            }),
-        ),
-    ];
-    println!("| sine ({n} arguments 50·(j·1e-4), best of {repeat}) | ns per argument |");
-    println!("|---|---:|");
-    for (name, ns) in rows {
-        println!("| {name} | {ns:.2} |");
-    }
-}
-
 fn main() {
     let groups: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
     let run = |g: &str| groups.is_empty() || groups.iter().any(|a| a == g);
-    if run("sine") {
-        sine();
-    }
     if run("solvers") {
         solvers();
     }

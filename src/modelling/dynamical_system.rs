@@ -15,7 +15,6 @@ use nalgebra::{DMatrix, DVector};
 use super::error::{check_finite_values, check_size, ModelError, Result};
 use super::functions::{
     ForceFn, ForceJacobianFn, MassFn, StateFn, StateJacobianFn, TimeMatrix, TimeVector,
-    TimeVectorBatch,
 };
 
 /// ẋ = A(t) x + b(t) + r. Time-invariant when A and b are constant.
@@ -27,10 +26,6 @@ pub struct FirstOrderLinear {
     pub a: TimeMatrix,
     /// b(t), length n (absent: zero).
     pub b: Option<TimeVector>,
-    /// b at many instants in one call (optional; set with
-    /// [`FirstOrderLinear::with_b_batch`], cleared by
-    /// [`FirstOrderLinear::with_b`]).
-    pub b_batch: Option<TimeVectorBatch>,
 }
 
 impl FirstOrderLinear {
@@ -40,22 +35,12 @@ impl FirstOrderLinear {
             x0,
             a: TimeMatrix::Constant(a),
             b: None,
-            b_batch: None,
         }
     }
 
     /// Adds the drift b(t).
     pub fn with_b(mut self, b: TimeVector) -> Self {
         self.b = Some(b);
-        self.b_batch = None;
-        self
-    }
-
-    /// Adds the evaluation of b at many instants in one call (the same
-    /// function as b's: see [`TimeVectorBatch`]), which a time-stepping
-    /// simulation uses to take b for several steps at once.
-    pub fn with_b_batch(mut self, batch: TimeVectorBatch) -> Self {
-        self.b_batch = Some(batch);
         self
     }
 

@@ -9,24 +9,6 @@ use nalgebra::{DMatrix, DVector};
 /// `out ← f(t)`, a vector-valued function of time (external forces, b(t)).
 pub type TimeFn = Arc<dyn Fn(f64, &mut [f64]) + Send + Sync>;
 
-/// `out[k·n + i] ← f_i(ts[k])`: a vector-valued function of time (of length
-/// n) evaluated at many instants at once (see [`TimeVectorBatch`]).
-pub type TimeBatchFn = Arc<dyn Fn(&[f64], &mut [f64]) + Send + Sync>;
-
-/// A vector function of time b(t) evaluated at many instants in one call,
-/// `out[k·n + i] ← b_i(ts[k])`, for a simulation to take the values of
-/// several steps at once. It must give b's values at every instant (to the
-/// last bit: the scenario's expressions run the same operations) and depend
-/// on nothing but t.
-#[derive(Clone)]
-pub struct TimeVectorBatch(pub TimeBatchFn);
-
-impl fmt::Debug for TimeVectorBatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("TimeVectorBatch")
-    }
-}
-
 /// `out ← A(t)`, a matrix-valued function of time.
 pub type TimeMatrixFn = Arc<dyn Fn(f64, &mut DMatrix<f64>) + Send + Sync>;
 

@@ -38,7 +38,7 @@ pub use dynamical_system::{
     LagrangianNonlinear, Mass,
 };
 pub use error::ModelError;
-pub use functions::{TimeMatrix, TimeVector, TimeVectorBatch};
+pub use functions::{TimeMatrix, TimeVector};
 pub use law::NonsmoothLaw;
 pub use model::{Interaction, InteractionId, Model, ModelBuilder, System, SystemId};
 pub use relation::{

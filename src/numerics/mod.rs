@@ -5,8 +5,6 @@
 //! * [`mlcp`]: mixed linear complementarity problems;
 //! * [`relay`]: relay (box-constrained) problems;
 //! * [`qp`]: convex quadratic programs (interior point, through Clarabel);
-//! * [`elementary`]: sine and cosine, one argument or a vectorised batch,
-//!   bit-identical (the `sin` and `cos` of scenario expressions).
 //!
 //! Every solve returns a [`SolveReport`] — a status, the iterations, the
 //! absolute natural-map error and its normalised form, the time — or a
@@ -14,7 +12,6 @@
 //! solve further problems of the same size without allocating.
 
 pub mod dense_lu;
-pub mod elementary;
 pub mod error;
 pub(crate) mod fb_newton;
 pub mod lcp;

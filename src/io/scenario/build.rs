@@ -238,11 +238,7 @@ fn system(
             let a = ctx.time_matrix(required(ctx, &e.a, span, "A", kind)?, "A")?;
             let mut ds = FirstOrderLinear::new(x0, DMatrix::zeros(0, 0)).with_a(a);
             if let Some(b) = &e.b {
-                let (b, many) = ctx.time_vector_parts(b, "b")?;
-                ds = ds.with_b(b);
-                if let Some(many) = many {
-                    ds = ds.with_b_batch(many);
-                }
+                ds = ds.with_b(ctx.time_vector(b, "b")?);
             }
             Ok((ds.into(), None))
         }

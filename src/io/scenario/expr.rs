@@ -15,7 +15,6 @@ use exmex::prelude::*;
 use exmex::{BinOp, MakeOperators, MatchLiteral, Operator};
 
 use super::tape::{self, Sym, SymOperators};
-use crate::numerics::elementary;
 
 /// The functions accepted in expressions (`pow`, `atan2`, `min` and `max`
 /// take two arguments, the others one).
@@ -33,10 +32,8 @@ pub(crate) fn is_reserved(name: &str) -> bool {
     name == "pi" || name == "t" || FUNCTIONS.contains(&name)
 }
 
-/// The operators and functions of scenario expressions: `f64`'s, except
-/// `sin` and `cos`, which are [`elementary::sin`] and [`elementary::cos`]
-/// (the batched tape evaluates them with `sin_many`/`cos_many`, which give
-/// the same bits).
+/// The operators and functions of scenario expressions: `f64`'s (the
+/// platform's libm for the transcendental functions).
 #[derive(Clone, Debug)]
 pub(crate) struct Operators;
 
@@ -84,8 +81,8 @@ impl MakeOperators<f64> for Operators {
             bin("atan2", 0, false, f64::atan2),
             bin("min", 0, true, f64::min),
             bin("max", 0, true, f64::max),
-            Operator::make_unary("sin", elementary::sin),
-            Operator::make_unary("cos", elementary::cos),
+            Operator::make_unary("sin", f64::sin),
+            Operator::make_unary("cos", f64::cos),
             Operator::make_unary("tan", f64::tan),
             Operator::make_unary("asin", f64::asin),
             Operator::make_unary("acos", f64::acos),

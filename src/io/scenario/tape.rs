@@ -8,9 +8,8 @@
 //! numbers, as exmex's folding does for `f64`). Evaluating the parsed
 //! expression at `t` = [`Sym::Time`] then yields the graph of the operations
 //! exmex performs when it evaluates the expression at a number t, in the
-//! same order, with the same functions (`f64`'s, and
-//! [`elementary::sin`]/[`elementary::cos`] for `sin` and `cos`): the tape
-//! gives the same values to the last bit. Identical subexpressions of the components of a vector
+//! same order, with the same functions (`f64`'s): the tape gives the same
+//! values to the last bit. Identical subexpressions of the components of a vector
 //! or matrix are computed once (`sin(50*t)` and `-sin(50*t)` share the sine).
 //!
 //! A tape is evaluated on a register array on the stack: register 0 holds t,
@@ -22,8 +21,6 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use exmex::{BinOp, MakeOperators, Operator};
-
-use crate::numerics::elementary;
 
 /// The operations of scenario expressions (see `expr::Operators`, whose
 /// functions these are).
@@ -82,8 +79,8 @@ impl Op {
             Op::Min => a.min(b),
             Op::Max => a.max(b),
             Op::Neg => -a,
-            Op::Sin => elementary::sin(a),
-            Op::Cos => elementary::cos(a),
+            Op::Sin => a.sin(),
+            Op::Cos => a.cos(),
             Op::Tan => a.tan(),
             Op::Asin => a.asin(),
             Op::Acos => a.acos(),
@@ -381,87 +378,6 @@ impl Tape {
     }
 }
 
-/// Instants a batched evaluation handles at once ([`Tape::eval_many`]).
-pub(crate) const BATCH: usize = 32;
-
-impl Tape {
-    /// `out[k·dim + i]` ← output i at time `ts[k]` (dim outputs per instant):
-    /// the tape run instruction by instruction over up to [`BATCH`] instants
-    /// at a time, on registers kept on the stack: the operations of
-    /// [`Tape::eval`] on the same operands, hence the same values to the
-    /// last bit, without the per-call set-up (register file, dispatch) of
-    /// one evaluation per instant. Sines and cosines are taken over the
-    /// batch by [`elementary::sin_many`] and [`elementary::cos_many`]
-    /// (vectorised; the bits of [`elementary::sin`] and
-    /// [`elementary::cos`]).
-    pub fn eval_many(&self, ts: &[f64], out: &mut [f64]) {
-        let dim = self.outputs.len();
-        assert_eq!(out.len(), ts.len() * dim, "eval_many: output size");
-        if self.init.len() <= SMALL {
-            self.run_many::<SMALL>(ts, out);
-        } else {
-            self.run_many::<REGISTERS>(ts, out);
-        }
-    }
-
-    fn run_many<const R: usize>(&self, ts: &[f64], out: &mut [f64]) {
-        let dim = self.outputs.len();
-        let mask = R - 1;
-        // The constants' registers hold their values in every lane.
-        let mut r: [[f64; BATCH]; R] = std::array::from_fn(|k| [self.init[k]; BATCH]);
-        for (ts, out) in ts.chunks(BATCH).zip(out.chunks_mut(BATCH * dim)) {
-            let n = ts.len();
-            r[0][..n].copy_from_slice(ts);
-            for ins in &self.code {
-                let (a, b, d) = (
-                    ins.a as usize & mask,
-                    ins.b as usize & mask,
-                    ins.dst as usize & mask,
-                );
-                // Operands are registers before the destination (time,
-                // constants, earlier instructions): borrowed, not copied.
-                let (before, from) = r.split_at_mut(d);
-                let (ra, rb) = (&before[a], &before[b]);
-                let dst = &mut from[0][..n];
-                match ins.op {
-                    Op::Sin => elementary::sin_many(&ra[..n], dst),
-                    Op::Cos => elementary::cos_many(&ra[..n], dst),
-                    Op::Mul => {
-                        for ((o, &x), &y) in dst.iter_mut().zip(ra).zip(rb) {
-                            *o = x * y;
-                        }
-                    }
-                    Op::Add => {
-                        for ((o, &x), &y) in dst.iter_mut().zip(ra).zip(rb) {
-                            *o = x + y;
-                        }
-                    }
-                    Op::Sub => {
-                        for ((o, &x), &y) in dst.iter_mut().zip(ra).zip(rb) {
-                            *o = x - y;
-                        }
-                    }
-                    Op::Neg => {
-                        for (o, &x) in dst.iter_mut().zip(ra) {
-                            *o = -x;
-                        }
-                    }
-                    op => {
-                        for ((o, &x), &y) in dst.iter_mut().zip(ra).zip(rb) {
-                            *o = op.apply(x, y);
-                        }
-                    }
-                }
-            }
-            for (k, row) in out.chunks_exact_mut(dim).enumerate() {
-                for (o, &reg) in row.iter_mut().zip(&self.outputs) {
-                    *o = r[reg as usize & mask][k];
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -573,46 +489,6 @@ mod tests {
         let mut out = [0.0; 3];
         tape.eval(0.01, &mut out);
         assert_eq!(out, [0.5f64.sin(), -0.5f64.sin(), 2.0]);
-    }
-
-    /// Many instants at once give the values of one instant at a time, to
-    /// the last bit, for vectors with shared subexpressions, on both
-    /// register files, over more instants than one batch.
-    #[test]
-    fn batches_equal_single_evaluations() {
-        let params: BTreeMap<String, f64> = [("w", 50.0), ("a", 0.3)]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-        let small = ["sin(50*t)", "-sin(50*t)"];
-        let large = [
-            "sin(w*t) + a*t^2",
-            "sqrt(1 + t) - cos(t/3)*exp(-t)",
-            "max(min(t, 1), 0.25) * -cos(w*t + pi/2) + atan2(t, a) + floor(3*t)",
-        ];
-        for texts in [&small[..], &large[..]] {
-            let syms: Vec<Sym> = texts
-                .iter()
-                .map(|text| compile(text, &params).sym.unwrap())
-                .collect();
-            let tape = Tape::new(&syms).unwrap();
-            let dim = texts.len();
-            let ts: Vec<f64> = (0..77).map(|k| k as f64 * 1e-2 - 0.1).collect();
-            let mut many = vec![0.0; ts.len() * dim];
-            tape.eval_many(&ts, &mut many);
-            let mut one = vec![0.0; dim];
-            for (k, &t) in ts.iter().enumerate() {
-                tape.eval(t, &mut one);
-                for i in 0..dim {
-                    let (x, y) = (many[k * dim + i], one[i]);
-                    assert!(
-                        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
-                        "{} at t = {t}: {x} and {y}",
-                        texts[i]
-                    );
-                }
-            }
-        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::error::{Place, Result, ScenarioError, Source};
 use super::expr::{self, Fault, Scope, Value};
 use super::schema::{Quantity, SMat, SStr, SVec, SQ};
 use super::tape::{Sym, Tape};
-use crate::modelling::{TimeMatrix, TimeVector, TimeVectorBatch};
+use crate::modelling::{TimeMatrix, TimeVector};
 
 /// Evaluation of the file's values in a scope, with errors located.
 #[derive(Clone, Copy)]
@@ -98,17 +98,9 @@ impl<'a> Ctx<'a> {
         Ok(DVector::from_vec(values))
     }
 
+    /// A vector of time: constant, or its expressions compiled to one tape
+    /// (components share their subexpressions) when they can be.
     pub fn time_vector(&self, v: &SVec, what: &str) -> Result<TimeVector> {
-        Ok(self.time_vector_parts(v, what)?.0)
-    }
-
-    /// The vector of time, and its evaluation at many instants at once when
-    /// its expressions compile to a tape.
-    pub fn time_vector_parts(
-        &self,
-        v: &SVec,
-        what: &str,
-    ) -> Result<(TimeVector, Option<TimeVectorBatch>)> {
         let values = v
             .get_ref()
             .iter()
@@ -116,36 +108,26 @@ impl<'a> Ctx<'a> {
             .map(|(k, q)| self.value(q, &format!("{what}[{k}]"), true))
             .collect::<Result<Vec<Value>>>()?;
         if let Some(c) = constants(&values) {
-            return Ok((TimeVector::Constant(DVector::from_vec(c)), None));
+            return Ok(TimeVector::Constant(DVector::from_vec(c)));
         }
         let dim = values.len();
         if let Some(tape) = tape_of(&values, self.t0) {
-            let tape = Arc::new(tape);
-            let many = Arc::clone(&tape);
-            return Ok((
-                TimeVector::Function {
-                    dim,
-                    f: Arc::new(move |t, out: &mut [f64]| tape.eval(t, out)),
-                },
-                Some(TimeVectorBatch(Arc::new(
-                    move |ts: &[f64], out: &mut [f64]| many.eval_many(ts, out),
-                ))),
-            ));
-        }
-        Ok((
-            TimeVector::Function {
+            return Ok(TimeVector::Function {
                 dim,
-                f: Arc::new(move |t, out: &mut [f64]| {
-                    for (o, v) in out.iter_mut().zip(&values) {
-                        *o = match v {
-                            Value::Constant(c) => *c,
-                            Value::Timed(e) => e.eval(t),
-                        };
-                    }
-                }),
-            },
-            None,
-        ))
+                f: Arc::new(move |t, out: &mut [f64]| tape.eval(t, out)),
+            });
+        }
+        Ok(TimeVector::Function {
+            dim,
+            f: Arc::new(move |t, out: &mut [f64]| {
+                for (o, v) in out.iter_mut().zip(&values) {
+                    *o = match v {
+                        Value::Constant(c) => *c,
+                        Value::Timed(e) => e.eval(t),
+                    };
+                }
+            }),
+        })
     }
 
     /// Checks that a matrix is a non-empty list of rows of equal length.

@@ -44,7 +44,6 @@ use self::problem::OneStepProblem;
 use self::system_work::{Scheme, SystemWork};
 use super::clock::{run_clock, ClockError, TimeBase};
 use super::events::{Event, EventKind, EventManager, SourceId};
-use crate::modelling::dynamical_system::DynamicalSystem;
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::modelling::relation::Relation;
 use crate::numerics::{NumericsError, SolverSettings};
@@ -353,9 +352,6 @@ pub struct TimeStepping {
     coupled: Vec<bool>,
     osnsp: OneStepProblem,
     all_linear: bool,
-    /// No interaction, and every system first-order linear under the
-    /// zero-order hold: quiet instants take [`TimeStepping::zoh_instant`].
-    zoh_alone: bool,
     stats: Statistics,
     source_names: Vec<String>,
 }
@@ -417,9 +413,6 @@ impl TimeStepping {
             };
             sys.push(SystemWork::new(&s.name, &s.ds, scheme, h, theta)?);
         }
-        for (w, s) in sys.iter_mut().zip(model.systems()) {
-            w.set_clock(&s.ds, base, step_ticks, end_tick);
-        }
         let mut inters: Vec<InteractionWork> = model
             .interactions()
             .iter()
@@ -451,11 +444,6 @@ impl TimeStepping {
             w.update_output(&inter.relation, &sys, t0);
         }
         let coupled = vec![false; sys.len()];
-        let zoh_alone = inters.is_empty()
-            && model.systems().iter().zip(&sys).all(|(s, w)| {
-                matches!(s.ds, DynamicalSystem::FirstOrderLinear(_))
-                    && w.scheme == Scheme::ZeroOrderHold
-            });
         Ok(TimeStepping {
             model,
             settings,
@@ -473,7 +461,6 @@ impl TimeStepping {
             coupled,
             osnsp,
             all_linear,
-            zoh_alone,
             stats: Statistics::default(),
             source_names,
         })
@@ -482,57 +469,7 @@ impl TimeStepping {
     /// Advances to the next instant of the event schedule and processes its
     /// events in the documented order (an integration step for a
     /// time-discretisation event).
-    #[inline]
     pub fn step(&mut self) -> Result<StepOutcome, SimulationError> {
-        if self.zoh_alone {
-            if let Some(tick) = self
-                .events
-                .pop_quiet_until(self.end_tick, &mut self.instant)
-            {
-                return self.zoh_instant(tick);
-            }
-        }
-        self.step_general()
-    }
-
-    /// Takes up to `max` of the *quiet* instants ahead — instants whose only
-    /// events are the integration step and the outputs — exactly as as many
-    /// calls of [`TimeStepping::step`] would (same states, events, counters
-    /// and errors), calling `each(t, self)` after each one. Stops before the
-    /// first instant that is not quiet, or past the final time, and returns
-    /// the number of instants taken. Only models of uncoupled zero-order-hold
-    /// systems have quiet instants taken this way; for the others it takes
-    /// none (use [`TimeStepping::step`]).
-    ///
-    /// This is the bulk path of a control loop between the instants at
-    /// which its sensors, controllers or actuators act
-    /// ([`crate::control::ControlLoop::step_quiet`]).
-    pub fn step_quiet(
-        &mut self,
-        max: usize,
-        mut each: impl FnMut(f64, &TimeStepping),
-    ) -> Result<usize, SimulationError> {
-        if !self.zoh_alone {
-            return Ok(0);
-        }
-        let mut taken = 0;
-        while taken < max {
-            let Some(span) = self.events.quiet_span(self.end_tick) else {
-                break;
-            };
-            for k in 0..span.len().min(max - taken) {
-                let tick = self.events.pop_span(&span, k, &mut self.instant);
-                self.zoh_instant(tick)?;
-                taken += 1;
-                each(self.seconds.1, self);
-            }
-        }
-        Ok(taken)
-    }
-
-    /// [`TimeStepping::step`] at any instant.
-    #[inline(never)]
-    fn step_general(&mut self) -> Result<StepOutcome, SimulationError> {
         match self.events.next_tick() {
             Some(next) if next <= self.end_tick => {}
             _ => return Ok(StepOutcome::Finished),
@@ -554,47 +491,6 @@ impl TimeStepping {
         self.tick = tick;
         self.seconds = (tick, t);
         Ok(StepOutcome::Advanced { tick, t })
-    }
-
-    /// A quiet instant (integration step and outputs only) of a model of
-    /// uncoupled zero-order-hold systems: the instant of
-    /// [`TimeStepping::step`] — the same steps, values, counters and errors
-    /// — with each system's step in one call ([`SystemWork::zoh_step`]).
-    #[inline(always)]
-    fn zoh_instant(&mut self, tick: i64) -> Result<StepOutcome, SimulationError> {
-        let t = self.base.seconds(tick);
-        // A quiet instant holds the step event, the output event, or both
-        // in this order (time discretisation is the first kind).
-        if self
-            .instant
-            .first()
-            .is_some_and(|ev| ev.kind == EventKind::TimeDiscretisation)
-        {
-            let step = self.stats.steps + 1;
-            self.stats.newton_iterations += 1;
-            let failed = self.sys.iter_mut().position(|w| !w.zoh_step(t, tick));
-            if let Some(k) = failed {
-                return Err(self.zoh_failed(k, t, step));
-            }
-            self.stats.steps += 1;
-        }
-        self.tick = tick;
-        self.seconds = (tick, t);
-        Ok(StepOutcome::Advanced { tick, t })
-    }
-
-    /// System `k` of a quiet zero-order-hold instant has a non-finite state:
-    /// the systems stepped so far go back to the start of the step.
-    #[cold]
-    fn zoh_failed(&mut self, k: usize, t: f64, step: u64) -> SimulationError {
-        self.sys[..=k]
-            .iter_mut()
-            .for_each(SystemWork::restore_start);
-        SimulationError::NonFinite {
-            t,
-            step,
-            object: self.sys[k].name.clone(),
-        }
     }
 
     /// The current time in seconds: k / ticks_per_second for the current
@@ -626,7 +522,7 @@ impl TimeStepping {
         );
         let step = self.stats.steps + 1;
         if self.all_linear {
-            return self.integrate_linear(tick1, t0, t1, step);
+            return self.integrate_linear(t0, t1, step);
         }
         let model = Arc::clone(&self.model);
         // One pass: start values, then the first free state.
@@ -736,13 +632,7 @@ impl TimeStepping {
     /// for the zero-order hold), assembled in place. The same operations as
     /// the general path, in the same order. A step that fails leaves the
     /// state of its start.
-    fn integrate_linear(
-        &mut self,
-        tick1: i64,
-        t0: f64,
-        t1: f64,
-        step: u64,
-    ) -> Result<(), SimulationError> {
+    fn integrate_linear(&mut self, t0: f64, t1: f64, step: u64) -> Result<(), SimulationError> {
         let (h, theta, gamma) = (
             self.settings.step,
             self.settings.theta,
@@ -764,7 +654,6 @@ impl TimeStepping {
             // Uncoupled systems: each one's whole step in one pass.
             for (k, (w, s)) in sys.iter_mut().zip(model.systems()).enumerate() {
                 w.prepare_linear_step(&s.ds, t1, h, theta)?;
-                w.tick1 = tick1;
                 if !w.linear_step_alone(&s.ds, t0, t1, h, theta)? {
                     let object = w.name.clone();
                     sys[..=k].iter_mut().for_each(SystemWork::restore_start);
@@ -797,7 +686,6 @@ impl TimeStepping {
         // step here (its unknown is the free one).
         for k in 0..sys.len() {
             let (w, ds) = (&mut sys[k], &model.systems()[k].ds);
-            w.tick1 = tick1;
             w.swap_start();
             w.compute_free(ds, t0, t1, h, theta)?;
             let alone = !(any_active && coupled[k]);

@@ -36,24 +36,6 @@ pub(crate) fn zero(v: &mut [f64]) {
     }
 }
 
-/// y ← y + x (same length), unrolled for sizes up to [`MAX`].
-#[inline(always)]
-pub(crate) fn add(y: &mut [f64], x: &[f64]) {
-    match (y, x) {
-        ([y0], [x0]) => *y0 += x0,
-        ([y0, y1], [x0, x1]) => {
-            *y0 += x0;
-            *y1 += x1;
-        }
-        ([y0, y1, y2], [x0, x1, x2]) => {
-            *y0 += x0;
-            *y1 += x1;
-            *y2 += x2;
-        }
-        (y, x) => y.iter_mut().zip(x).for_each(|(a, b)| *a += b),
-    }
-}
-
 /// Moreau–Jean's position update q = q₀ + h((1−θ) v₀ + θ v) with
 /// a = 1 − θ, unrolled for sizes up to [`MAX`]. Returns whether v and q are
 /// finite.
@@ -196,8 +178,6 @@ mod tests {
             let mut dst = vec![0.0; n];
             copy(&mut dst, &src);
             assert_eq!(dst, src);
-            add(&mut dst, &src);
-            assert!(dst.iter().zip(&src).all(|(d, s)| *d == 2.0 * s));
             zero(&mut dst);
             assert!(dst.iter().all(|&x| x == 0.0));
             let d: Vec<f64> = src.iter().map(|x| x * 0.25 - 1.0).collect();

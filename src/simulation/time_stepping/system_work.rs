@@ -9,9 +9,8 @@ use nalgebra::DMatrix;
 
 use super::{small, SimulationError};
 use crate::modelling::dynamical_system::{DynamicalSystem, Mass};
-use crate::modelling::functions::{fd_step, TimeVector, TimeVectorBatch};
+use crate::modelling::functions::fd_step;
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
-use crate::simulation::clock::TimeBase;
 
 /// The one-step scheme of a system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,56 +22,6 @@ pub(crate) enum Scheme {
     /// Zero-order hold for ẋ = A x + b(t) + g + r with constant A: exact for
     /// the A part, with b(t_{k+1}), g and r held over the step.
     ZeroOrderHold,
-}
-
-/// Steps whose b(t_{k+1}) a zero-order-hold system takes in one call.
-const AHEAD: usize = 256;
-
-/// b(t) of a zero-order-hold system taken for the next [`AHEAD`] steps in one
-/// call of its batched evaluation ([`TimeVectorBatch`]): b depends on t
-/// only, so the values at the ends of the coming steps, t_j = seconds(tick_j),
-/// are those the steps would compute one by one. A step whose end is not
-/// the next one in store (the first step, a restored state) refills the
-/// store from its own end on.
-struct Ahead {
-    batch: TimeVectorBatch,
-    base: TimeBase,
-    /// Ticks per step, and the last tick of the run.
-    step: i64,
-    end: i64,
-    /// The tick of the end of the step `values[next·n..]` is for.
-    next_tick: i64,
-    next: usize,
-    len: usize,
-    ts: Vec<f64>,
-    values: Vec<f64>,
-}
-
-impl Ahead {
-    /// out ← b(seconds(tick)).
-    #[inline(always)]
-    fn take(&mut self, tick: i64, out: &mut [f64]) {
-        let n = out.len();
-        if tick != self.next_tick || self.next >= self.len {
-            self.refill(tick, n);
-        }
-        small::copy(out, &self.values[self.next * n..(self.next + 1) * n]);
-        self.next += 1;
-        self.next_tick += self.step;
-    }
-
-    #[cold]
-    fn refill(&mut self, tick: i64, n: usize) {
-        let left = ((self.end - tick) / self.step).max(0) as usize + 1;
-        let len = left.min(AHEAD);
-        for (j, t) in self.ts[..len].iter_mut().enumerate() {
-            *t = self.base.seconds(tick + j as i64 * self.step);
-        }
-        (self.batch.0)(&self.ts[..len], &mut self.values[..len * n]);
-        self.len = len;
-        self.next = 0;
-        self.next_tick = tick;
-    }
 }
 
 pub(crate) struct SystemWork {
@@ -137,12 +86,6 @@ pub(crate) struct SystemWork {
     /// it is computed once and the free velocity is v_free = v_k + Δv (the
     /// same operations as the general formula, hence the same values).
     free_increment: Option<Vec<f64>>,
-    /// Zero-order hold with a batched b: b for the coming steps.
-    ahead: Option<Ahead>,
-    /// Zero-order hold: the system's b (for [`Self::zoh_step`]).
-    zoh_b: Option<TimeVector>,
-    /// The tick of t_{k+1}, set before a linear step.
-    pub tick1: i64,
 }
 
 impl SystemWork {
@@ -210,9 +153,6 @@ impl SystemWork {
             control: vec![0.0; n],
             has_control: false,
             free_increment: None,
-            ahead: None,
-            zoh_b: None,
-            tick1: 0,
         };
         match ds {
             DynamicalSystem::LagrangianLinearTi(d) => {
@@ -266,7 +206,6 @@ impl SystemWork {
                         )));
                     }
                     work.zoh = Some((phi.as_slice().to_vec(), gamma.as_slice().to_vec()));
-                    work.zoh_b = d.b.clone();
                     work.w_fixed = true;
                 }
                 _ => {
@@ -287,28 +226,6 @@ impl SystemWork {
             DynamicalSystem::FirstOrderNonlinear(_) => {}
         }
         Ok(work)
-    }
-
-    /// Gives a zero-order-hold system whose b is also given at many instants
-    /// at once ([`TimeVectorBatch`]) the clock of the run, so that its linear
-    /// steps take b for [`AHEAD`] steps in one call: `step` ticks per step,
-    /// the last step ending at tick `end`.
-    pub fn set_clock(&mut self, ds: &DynamicalSystem, base: TimeBase, step: i64, end: i64) {
-        if let (Scheme::ZeroOrderHold, DynamicalSystem::FirstOrderLinear(d)) = (self.scheme, ds) {
-            if let (Some(_), Some(batch)) = (&d.b, &d.b_batch) {
-                self.ahead = Some(Ahead {
-                    batch: batch.clone(),
-                    base,
-                    step,
-                    end,
-                    next_tick: i64::MIN,
-                    next: 0,
-                    len: 0,
-                    ts: vec![0.0; AHEAD],
-                    values: vec![0.0; AHEAD * self.n],
-                });
-            }
-        }
     }
 
     /// True when W is constant (factored once).
@@ -447,10 +364,6 @@ impl SystemWork {
                         }
                         return Ok(());
                     }
-                }
-                DynamicalSystem::FirstOrderLinear(_) if self.scheme == Scheme::ZeroOrderHold => {
-                    self.zoh_free(t1);
-                    return Ok(());
                 }
                 _ => {}
             }
@@ -745,91 +658,6 @@ impl SystemWork {
         self.swap_start();
         self.compute_free(ds, t0, t1, h, theta)?;
         Ok(self.finish_linear_step(h, theta))
-    }
-
-    /// The whole step of a zero-order-hold system no interaction acts on,
-    /// for the quiet instants of [`super::TimeStepping::step`]:
-    /// x_{k+1} = Φ x_k + Γ (b(t_{k+1}) + g), the operations of
-    /// [`Self::linear_step_alone`] in the same order (hence the same
-    /// values) without its dispatch, sizes up to [`small::MAX`] unrolled.
-    /// False when x_{k+1} is not finite.
-    #[inline(always)]
-    pub fn zoh_step(&mut self, t1: f64, tick1: i64) -> bool {
-        self.tick1 = tick1;
-        match self.n {
-            1 => self.zoh_step_n::<1>(t1, tick1),
-            2 => self.zoh_step_n::<2>(t1, tick1),
-            3 => self.zoh_step_n::<3>(t1, tick1),
-            4 => self.zoh_step_n::<4>(t1, tick1),
-            _ => {
-                self.swap_start();
-                self.zoh_free(t1);
-                self.q.iter().all(|x| x.is_finite())
-            }
-        }
-    }
-
-    /// x_free = Φ x_k + Γ (b(t_{k+1}) + g) into the state buffer (b taken
-    /// at `tick1` from the store when batched), for any size.
-    #[inline(never)]
-    fn zoh_free(&mut self, t1: f64) {
-        let (phi, gamma) = self.zoh.as_ref().expect("zero-order hold data");
-        small::matvec(phi, &self.q_start, &mut self.q);
-        let b = self.zoh_b.as_ref();
-        if b.is_some() || self.has_control {
-            match (b, &mut self.ahead) {
-                (Some(_), Some(ahead)) => ahead.take(self.tick1, &mut self.s1),
-                (Some(b), None) => b.eval(t1, &mut self.s1),
-                (None, _) => self.s1.fill(0.0),
-            }
-            if self.has_control {
-                small::add(&mut self.s1, &self.control);
-            }
-            small::matvec_add(gamma, &self.s1, &mut self.q);
-        }
-    }
-
-    #[inline(always)]
-    fn zoh_step_n<const N: usize>(&mut self, t1: f64, tick1: i64) -> bool {
-        let b = self.zoh_b.as_ref();
-        let Some((phi, gamma)) = self.zoh.as_ref() else {
-            return false;
-        };
-        let (phi, gamma) = (&phi[..N * N], &gamma[..N * N]);
-        let x0: [f64; N] = self.q[..N].try_into().expect("state size");
-        self.q_start[..N].copy_from_slice(&x0);
-        // Φ x_k: s = 0; s += φ_ij x_j over j ascending.
-        let mut x = [0.0; N];
-        for j in 0..N {
-            for i in 0..N {
-                x[i] += phi[j * N + i] * x0[j];
-            }
-        }
-        if b.is_some() || self.has_control {
-            let s1 = &mut self.s1[..N];
-            match (b, &mut self.ahead) {
-                (Some(_), Some(ahead)) => ahead.take(tick1, s1),
-                (Some(b), None) => b.eval(t1, s1),
-                (None, _) => s1.fill(0.0),
-            }
-            if self.has_control {
-                for (s, g) in s1.iter_mut().zip(&self.control[..N]) {
-                    *s += g;
-                }
-            }
-            // + Γ (b + g), its sum formed apart and then added.
-            let mut y = [0.0; N];
-            for j in 0..N {
-                for i in 0..N {
-                    y[i] += gamma[j * N + i] * s1[j];
-                }
-            }
-            for i in 0..N {
-                x[i] += y[i];
-            }
-        }
-        self.q[..N].copy_from_slice(&x);
-        x.iter().all(|v| v.is_finite())
     }
 
     /// Puts back the state of the start of a linear step that failed.
