@@ -4,11 +4,13 @@
 //!
 //! Layers, each using only those below it: [`numerics`] (one-step
 //! complementarity, relay and QP solvers) → modelling → simulation → control →
-//! [`io`] (files) → command-line tool and FMI export.
+//! scenario files (crate `nonsmooth-scenario`) → command-line tool, FMI
+//! export; [`io`] holds file formats (Siconos text problems, CSV).
 
 // Numerical kernels index several arrays with one loop variable, mirroring the
 // equations in their doc comments; iterator rewrites would obscure them.
 #![allow(clippy::needless_range_loop)]
+#![forbid(unsafe_code)]
 
 pub mod control;
 pub mod io;

@@ -228,8 +228,8 @@ fn sparse_lcp_solver_reuses_its_pattern_without_allocating() {
 #[test]
 fn scenario_time_functions_and_csv_rows_do_not_allocate() {
     use nonsmooth::io::csv_out::CsvFile;
-    use nonsmooth::io::scenario::Scenario;
     use nonsmooth::modelling::{DynamicalSystem, TimeMatrix, TimeVector};
+    use nonsmooth_scenario::Scenario;
 
     let text = r#"
 name = "timed"

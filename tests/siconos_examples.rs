@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use nonsmooth::io::scenario::Scenario;
 use nonsmooth::simulation::Simulation;
+use nonsmooth_scenario::Scenario;
 
 fn oracle(name: &str) -> (Vec<String>, Vec<Vec<f64>>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

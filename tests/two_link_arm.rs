@@ -5,10 +5,10 @@
 use std::path::Path;
 
 use nalgebra::dvector;
-use nonsmooth::io::scenario::Scenario;
 use nonsmooth::modelling::models::TwoLinkArm;
 use nonsmooth::modelling::*;
 use nonsmooth::simulation::{TimeStepping, TimeSteppingSettings};
+use nonsmooth_scenario::Scenario;
 
 /// Largest |E(t) − E(0)| over [0, T] of the free arm swinging under gravity,
 /// and the mean Newton iterations per step.

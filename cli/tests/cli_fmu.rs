@@ -26,8 +26,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use nonsmooth::io::scenario::Scenario;
 use nonsmooth::modelling::SystemId;
+use nonsmooth_scenario::Scenario;
 
 fn manifest() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))

@@ -13,9 +13,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use nonsmooth::io::scenario::Scenario;
 use nonsmooth::simulation::StepOutcome;
 use nonsmooth_controllers::Catalog;
+use nonsmooth_scenario::Scenario;
 
 fn main() {
     let repeat: usize = std::env::var("NONSMOOTH_BENCH_REPEAT")

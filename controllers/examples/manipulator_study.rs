@@ -13,10 +13,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use nonsmooth::io::scenario::Scenario;
 use nonsmooth::modelling::models::TwoLinkArm;
 use nonsmooth::simulation::StepOutcome;
 use nonsmooth_controllers::Catalog;
+use nonsmooth_scenario::Scenario;
 
 /// What one run measures of the first transition (t ∈ [τ₀, t_c]).
 struct Run {

@@ -6,10 +6,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use nonsmooth::io::scenario::{BuiltScenario, Scenario};
 use nonsmooth::modelling::models::TwoLinkArm;
 use nonsmooth::simulation::StepOutcome;
 use nonsmooth_controllers::Catalog;
+use nonsmooth_scenario::{BuiltScenario, Scenario};
 
 fn built(sets: &[(&str, f64)]) -> BuiltScenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/manipulator.toml");

@@ -9,9 +9,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use nonsmooth::control::{ControlError, ControlLoop, ControlLoopState};
-use nonsmooth::io::scenario::{BuiltScenario, Scenario};
 use nonsmooth::simulation::{StepOutcome, Strategy};
 use nonsmooth_controllers::Catalog;
+use nonsmooth_scenario::{BuiltScenario, Scenario};
 
 fn example(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -44,7 +44,7 @@ fn with_delays(text: &str, sensor: Option<&str>, controller: Option<&str>) -> St
 fn build(text: &str, sets: &[(&str, &str)]) -> BuiltScenario {
     let mut s = Scenario::from_str(text, "test.toml").unwrap();
     for (k, v) in sets {
-        let q: nonsmooth::io::scenario::Quantity = match v.parse::<f64>() {
+        let q: nonsmooth_scenario::Quantity = match v.parse::<f64>() {
             Ok(x) => x.into(),
             Err(_) => (*v).into(),
         };

@@ -8,10 +8,10 @@
 use std::path::Path;
 use std::time::Instant;
 
-use nonsmooth::io::scenario::Scenario;
 use nonsmooth_fmus::component::{Component, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
 use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
+use nonsmooth_scenario::Scenario;
 
 fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<ScenarioRunner> {
     let text = std::fs::read_to_string(path).unwrap();

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nonsmooth::io::scenario::Scenario;
+use nonsmooth_scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 use crate::runner::{quantity, RunnerError, ScenarioRunner};

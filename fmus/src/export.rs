@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use nonsmooth::io::scenario::{Scenario, ScenarioError};
+use nonsmooth_scenario::{Scenario, ScenarioError};
 use thiserror::Error;
 use zip::write::SimpleFileOptions;
 use zip::CompressionMethod;

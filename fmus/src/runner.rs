@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use nonsmooth::control::{ControlError, ControlLoop, ControlLoopState};
-use nonsmooth::io::scenario::{BuiltScenario, Quantity, Scenario, ScenarioError};
 use nonsmooth::simulation::{Statistics, StepOutcome, Strategy, TimeBase};
+use nonsmooth_scenario::{BuiltScenario, Quantity, Scenario, ScenarioError};
 use thiserror::Error;
 
 use crate::variables::{Interface, VarKind};
@@ -206,7 +206,7 @@ impl ScenarioRunner {
         Self::from_built(scenario, &built, guid)
     }
 
-    /// As [`SimulationRunner::new`], for `built`, the scenario built with
+    /// As [`ScenarioRunner::new`], for `built`, the scenario built with
     /// its default parameter values.
     pub fn from_built(
         scenario: Scenario,

@@ -17,7 +17,7 @@
 //! Outputs depend on no input at the same communication point (see
 //! [`Interface::output_dependencies`]).
 
-use nonsmooth::io::scenario::{BuiltScenario, Column, InputTarget, Variable};
+use nonsmooth_scenario::{BuiltScenario, Column, InputTarget, Variable};
 
 /// What an FMI variable is.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use nonsmooth::io::scenario::Scenario;
 use nonsmooth_fmus::component::{Component, Phase, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
 use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
+use nonsmooth_scenario::Scenario;
 
 type Log = Arc<Mutex<Vec<(Status, String, String)>>>;
 

@@ -9,11 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nonsmooth::io::scenario::Scenario;
 use nonsmooth::simulation::{StepOutcome, Strategy};
 use nonsmooth_fmus::component::{Component, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
 use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
+use nonsmooth_scenario::Scenario;
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

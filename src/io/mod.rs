@@ -1,4 +1,4 @@
-//! Files: one-step problems, scenarios and CSV output.
+//! File formats: one-step problems and CSV output.
 //!
 //! [`siconos_text`] reads and writes the Siconos text problem formats (LCP,
 //! MLCP, relay), the format of the reference test data: see that module for
@@ -6,14 +6,11 @@
 //! problem-family glue: [`Problem`], [`ProblemKind`] (with inference from a
 //! file's path) and [`read_problem`] / [`write_problem`].
 //!
-//! [`plot`] reads simulation CSV files and draws them as SVG or PNG images.
-//! [`scenario`] reads TOML scenario files (a model, its simulation settings,
-//! outputs and plots) and [`csv_out`] writes CSV files that are never left
-//! half-written.
+//! [`csv_out`] writes CSV files that are never left half-written. Scenario
+//! files are the application layer's (crate `nonsmooth-scenario`), plots
+//! are drawn by crate `nonsmooth-plot`.
 
 pub mod csv_out;
-pub mod plot;
-pub mod scenario;
 pub mod siconos_text;
 
 use std::fmt;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use nonsmooth::io::plot::{
+use nonsmooth_plot::{
     plot_file, PlotSpec, DEFAULT_HEIGHT, DEFAULT_WIDTH, MAX_SERIES, MAX_SIDE, MIN_SIZE,
 };
 

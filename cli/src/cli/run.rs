@@ -10,8 +10,8 @@ use clap::Args;
 
 use nonsmooth::control::{ControlError, ControlLoop};
 use nonsmooth::io::csv_out::{CsvFile, Field};
-use nonsmooth::io::scenario::{BuiltScenario, PlotSpec, Scenario};
 use nonsmooth::simulation::{EventKind, SimulationError, StepOutcome, Strategy};
+use nonsmooth_scenario::{BuiltScenario, PlotSpec, Scenario};
 
 /// Exit status: the run finished and every file was written.
 const EXIT_OK: u8 = 0;
@@ -92,7 +92,7 @@ enum Failure {
 }
 
 /// A `--set` value: a number when it parses as one, else an expression.
-fn quantity(value: &str) -> nonsmooth::io::scenario::Quantity {
+fn quantity(value: &str) -> nonsmooth_scenario::Quantity {
     match value.parse::<f64>() {
         Ok(x) => x.into(),
         Err(_) => value.into(),
@@ -100,7 +100,7 @@ fn quantity(value: &str) -> nonsmooth::io::scenario::Quantity {
 }
 
 fn prepare(args: &RunArgs) -> Result<(BuiltScenario, ControlLoop), Failure> {
-    let bad = |e: nonsmooth::io::scenario::ScenarioError| Failure::BadInput(e.to_string());
+    let bad = |e: nonsmooth_scenario::ScenarioError| Failure::BadInput(e.to_string());
     let mut scenario = Scenario::from_file(&args.file).map_err(bad)?;
     for (name, value) in &args.set {
         scenario.set_parameter(name, quantity(value)).map_err(bad)?;
@@ -321,16 +321,16 @@ fn render_plots(csv: &Path, plots: &[PlotSpec], out_dir: &Path) -> Result<(), St
     if plots.is_empty() {
         return Ok(());
     }
-    let table = nonsmooth::io::plot::read_csv_columns(csv).map_err(|e| e.to_string())?;
+    let table = nonsmooth_plot::read_csv_columns(csv).map_err(|e| e.to_string())?;
     for p in plots {
-        let spec = nonsmooth::io::plot::PlotSpec {
+        let spec = nonsmooth_plot::PlotSpec {
             title: p.title.clone(),
             x: p.x.clone(),
             y: p.y.clone(),
             output: out_dir.join(&p.output),
-            ..nonsmooth::io::plot::PlotSpec::new(out_dir.join(&p.output))
+            ..nonsmooth_plot::PlotSpec::new(out_dir.join(&p.output))
         };
-        nonsmooth::io::plot::plot(&table, &spec).map_err(|e| e.to_string())?;
+        nonsmooth_plot::plot(&table, &spec).map_err(|e| e.to_string())?;
         eprintln!("wrote {}", spec.output.display());
     }
     Ok(())
@@ -373,7 +373,7 @@ mod tests {
 
     #[test]
     fn values_are_numbers_or_expressions() {
-        use nonsmooth::io::scenario::Quantity;
+        use nonsmooth_scenario::Quantity;
         assert_eq!(quantity("0.5"), Quantity::Number(0.5));
         assert_eq!(quantity("-1"), Quantity::Number(-1.0));
         assert_eq!(quantity("2*mass"), Quantity::Expression("2*mass".into()));

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::io::Location;
-use crate::modelling::ModelError;
-use crate::simulation::SimulationError;
+use nonsmooth::io::Location;
+use nonsmooth::modelling::ModelError;
+use nonsmooth::simulation::SimulationError;
 
 /// Where a faulty value comes from: a place in the scenario file, or a value
 /// given from outside it ([`super::Scenario::set_parameter`], `--set`).

@@ -13,8 +13,8 @@ use super::record::Variable;
 use super::record::{self, Column};
 use super::schema::{FmiTable, ScenarioFile};
 use super::values::{is_identifier, Ctx};
-use crate::control::{ControlError, ControlLoop, SensorId};
-use crate::modelling::{InteractionId, Model, SystemId};
+use nonsmooth::control::{ControlError, ControlLoop, SensorId};
+use nonsmooth::modelling::{InteractionId, Model, SystemId};
 
 /// Where an input enters the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

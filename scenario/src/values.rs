@@ -9,7 +9,7 @@ use super::error::{Place, Result, ScenarioError, Source};
 use super::expr::{self, Fault, Scope, Value};
 use super::schema::{Quantity, SMat, SStr, SVec, SQ};
 use super::tape::{Sym, Tape};
-use crate::modelling::{TimeMatrix, TimeVector};
+use nonsmooth::modelling::{TimeMatrix, TimeVector};
 
 /// Evaluation of the file's values in a scope, with errors located.
 #[derive(Clone, Copy)]

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use nonsmooth::control::*;
-use nonsmooth::io::scenario::{Scenario, ScenarioError};
 use nonsmooth::modelling::SystemId;
 use nonsmooth::simulation::StepOutcome;
+use nonsmooth_scenario::{Scenario, ScenarioError};
 
 /// u = −k·y (k a matrix), or u = −k·y with k from a word `sign`.
 struct Gain {
@@ -152,7 +152,7 @@ record = ["plant.x", "sensor.y", "observer.xhat", "controller.*"]
 "#;
 
 #[allow(clippy::result_large_err)]
-fn build(text: &str) -> Result<nonsmooth::io::scenario::BuiltScenario, ScenarioError> {
+fn build(text: &str) -> Result<nonsmooth_scenario::BuiltScenario, ScenarioError> {
     Scenario::from_str(text, "loop.toml")
         .unwrap()
         .build_with(Arc::new(TestLaws))
@@ -217,7 +217,7 @@ fn assert_error(text: &str, line: usize, part: &str) {
 }
 
 /// Every row of a run of the scenario's loop.
-fn rows_of(built: &nonsmooth::io::scenario::BuiltScenario) -> Vec<Vec<f64>> {
+fn rows_of(built: &nonsmooth_scenario::BuiltScenario) -> Vec<Vec<f64>> {
     let mut cl = built.control_loop().unwrap();
     let mut row = vec![0.0; built.header().len()];
     let mut rows = Vec::new();

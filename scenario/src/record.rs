@@ -10,8 +10,8 @@
 use std::collections::HashSet;
 
 use super::error::{Place, Result, ScenarioError};
-use crate::control::{ControlLoop, ControllerId, ObserverId, SensorId};
-use crate::modelling::{InteractionId, Model, SystemId};
+use nonsmooth::control::{ControlLoop, ControllerId, ObserverId, SensorId};
+use nonsmooth::modelling::{InteractionId, Model, SystemId};
 
 /// The most columns recorded when `record` is not given.
 pub const DEFAULT_COLUMN_LIMIT: usize = 1000;

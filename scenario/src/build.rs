@@ -1,4 +1,4 @@
-//! From the parsed file to a [`crate::modelling::Model`], the settings,
+//! From the parsed file to a [`nonsmooth::modelling::Model`], the settings,
 //! recorded columns and plots: parameters are resolved (`params`), settings
 //! checked (`settings`), repeated entries expanded, values evaluated
 //! (`values`), and every error located in the file.
@@ -20,9 +20,9 @@ use super::schema::{
 use super::settings::settings;
 use super::values::{is_identifier, Ctx};
 use super::{BuiltScenario, Catalog, Places, PlotSpec};
-use crate::control::{ControlLoop, ControllerId, ObserverId, SensorId};
-use crate::modelling::models::{ArmPoint, TwoLinkArm};
-use crate::modelling::{
+use nonsmooth::control::{ControlLoop, ControllerId, ObserverId, SensorId};
+use nonsmooth::modelling::models::{ArmPoint, TwoLinkArm};
+use nonsmooth::modelling::{
     DynamicalSystem, FirstOrderLinear, FirstOrderLinearTi, LagrangianLinearTi, LagrangianLinearTiR,
     ModelBuilder, ModelError, NonsmoothLaw, Relation, SystemId,
 };
@@ -551,7 +551,7 @@ pub(super) fn build(
         let probe = control_plan::instantiate(
             &control,
             &model,
-            crate::simulation::Strategy::TimeStepping,
+            nonsmooth::simulation::Strategy::TimeStepping,
             &all.time_stepping,
             &all.event_driven,
             catalog.0.as_ref(),
@@ -560,7 +560,7 @@ pub(super) fn build(
         )?;
         control_variables(&probe, &control)
     };
-    let model_ref: &crate::modelling::Model = &model;
+    let model_ref: &nonsmooth::modelling::Model = &model;
 
     let mut columns: Vec<Column> = Vec::new();
     match file

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use super::PlotError;
-use crate::io::Location;
+use nonsmooth::io::Location;
 
 /// A CSV file read into named columns of `f64`, all of the same length.
 #[derive(Debug, Clone, PartialEq)]

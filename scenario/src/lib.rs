@@ -2,7 +2,7 @@
 //! to plot, in TOML (the schema is in docs/scenarios.md).
 //!
 //! ```
-//! use nonsmooth::io::scenario::Scenario;
+//! use nonsmooth_scenario::Scenario;
 //!
 //! let text = r#"
 //! name = "fall"
@@ -52,9 +52,9 @@ pub use schema::Quantity;
 
 use self::error::Source;
 use self::schema::ScenarioFile;
-use crate::control::{ControlLoop, LawCatalog, NoLaws};
-use crate::modelling::Model;
-use crate::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
+use nonsmooth::control::{ControlLoop, LawCatalog, NoLaws};
+use nonsmooth::modelling::Model;
+use nonsmooth::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
 
 /// A plot of recorded columns, as given by a `[[plots]]` entry.
 #[derive(Debug, Clone, PartialEq)]

@@ -70,7 +70,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::io::Location;
+use nonsmooth::io::Location;
 
 pub use csv::{parse_csv_columns, read_csv_columns, CsvTable};
 pub use decimate::decimate;

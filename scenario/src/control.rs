@@ -12,12 +12,12 @@ use super::expr::{self, Fault, VarExpr};
 use super::schema::{ControllerEntry, LawParamTable, Quantity, SStr, ScenarioFile, SQ};
 use super::values::{is_identifier, Ctx};
 use super::Places;
-use crate::control::{
+use nonsmooth::control::{
     ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, ControllerId, InputFn, InputMap,
     LawCatalog, LawParams, LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
 };
-use crate::modelling::{InteractionId, Model, SystemId};
-use crate::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
+use nonsmooth::modelling::{InteractionId, Model, SystemId};
+use nonsmooth::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
 
 #[derive(Debug, Clone)]
 struct SensorPlan {
@@ -537,7 +537,7 @@ pub(super) fn plan(
 
 fn located(at: &Place, e: ControlError, places: &Places) -> ScenarioError {
     match e {
-        ControlError::Simulation(e @ crate::simulation::SimulationError::OffGrid { .. }) => {
+        ControlError::Simulation(e @ nonsmooth::simulation::SimulationError::OffGrid { .. }) => {
             invalid(at.clone(), e.to_string())
         }
         ControlError::Simulation(e) => places.simulation_error(e),

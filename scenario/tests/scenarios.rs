@@ -5,13 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use nalgebra::{dmatrix, dvector, DMatrix};
-use nonsmooth::io::scenario::{BuiltScenario, Scenario, ScenarioError, Variable};
 use nonsmooth::modelling::*;
 use nonsmooth::simulation::{TimeStepping, TimeSteppingSettings};
+use nonsmooth_scenario::{BuiltScenario, Scenario, ScenarioError, Variable};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
+        .join("../examples")
         .join(name)
 }
 

@@ -385,7 +385,7 @@ mod tests {
     use exmex::MakeOperators;
 
     use super::*;
-    use crate::io::scenario::expr::{Operators, Scope, Value};
+    use crate::expr::{Operators, Scope, Value};
 
     #[test]
     fn the_operator_tables_agree() {
@@ -409,7 +409,7 @@ mod tests {
         }
     }
 
-    fn compile(text: &str, params: &BTreeMap<String, f64>) -> crate::io::scenario::expr::TimeExpr {
+    fn compile(text: &str, params: &BTreeMap<String, f64>) -> crate::expr::TimeExpr {
         match Scope::constant(params)
             .with_time(true)
             .compile(text)

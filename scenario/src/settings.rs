@@ -6,12 +6,12 @@ use super::error::{Result, ScenarioError};
 use super::schema::{SimulationTable, SQ};
 use super::values::Ctx;
 use super::Places;
-use crate::numerics::lcp::{lcp_solver, LCP_SOLVERS};
-use crate::numerics::mlcp::{mlcp_solver, MLCP_SOLVERS};
-use crate::numerics::relay::{relay_solver, RELAY_SOLVERS};
-use crate::numerics::{NumericsError, SolverSettings};
-use crate::simulation::clock::run_clock;
-use crate::simulation::{
+use nonsmooth::numerics::lcp::{lcp_solver, LCP_SOLVERS};
+use nonsmooth::numerics::mlcp::{mlcp_solver, MLCP_SOLVERS};
+use nonsmooth::numerics::relay::{relay_solver, RELAY_SOLVERS};
+use nonsmooth::numerics::{NumericsError, SolverSettings};
+use nonsmooth::simulation::clock::run_clock;
+use nonsmooth::simulation::{
     ClockError, EventDrivenSettings, FirstOrderScheme, OdeMethod, SimulationError, Strategy,
     TimeSteppingSettings,
 };
@@ -192,7 +192,7 @@ pub(super) fn settings(
     })
 }
 
-/// The checks [`crate::simulation::EventDriven::new`] makes of the settings
+/// The checks [`nonsmooth::simulation::EventDriven::new`] makes of the settings
 /// and clock.
 fn check_event_driven_clock(s: &EventDrivenSettings) -> std::result::Result<(), SimulationError> {
     s.validate()?;
@@ -200,7 +200,7 @@ fn check_event_driven_clock(s: &EventDrivenSettings) -> std::result::Result<(), 
     Ok(())
 }
 
-/// The checks [`crate::simulation::TimeStepping::new`] makes of the settings
+/// The checks [`nonsmooth::simulation::TimeStepping::new`] makes of the settings
 /// and clock, so they fail when the scenario is built.
 fn check_clock(s: &TimeSteppingSettings) -> std::result::Result<(), SimulationError> {
     s.validate()?;
