@@ -4,31 +4,23 @@
 
 use nalgebra::DMatrix;
 use nonsmooth::control::ControlError;
+use nonsmooth::numerics::zero_order_hold::{zero_order_hold, ZeroOrderHold};
 
-/// Φ = e^{AT} and Γ = ∫₀ᵀ e^{As} ds (both n × n), from the exponential of
-/// the augmented matrix T·[[A, I], [0, 0]] = [[Φ, Γ], [0, I]] after
-/// exponentiation.
+/// Φ = e^{AT} and Γ = ∫₀ᵀ e^{As} ds (both n × n) of the law's model
+/// (the core's [`zero_order_hold`], the discretisation the plants use too),
+/// refused when e^{AT} overflows.
 pub(crate) fn zoh(
     object: &str,
     a: &DMatrix<f64>,
     period: f64,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>), ControlError> {
-    let n = a.nrows();
-    let mut aug = DMatrix::zeros(2 * n, 2 * n);
-    aug.view_mut((0, 0), (n, n)).copy_from(&(a * period));
-    for i in 0..n {
-        aug[(i, n + i)] = period;
-    }
-    let e = aug.exp();
-    let phi = e.view((0, 0), (n, n)).into_owned();
-    let gamma = e.view((0, n), (n, n)).into_owned();
-    if !phi.iter().chain(gamma.iter()).all(|x| x.is_finite()) {
-        return Err(ControlError::Unsupported {
+    match zero_order_hold(a, period) {
+        Some(ZeroOrderHold { phi, gamma }) => Ok((phi, gamma)),
+        None => Err(ControlError::Unsupported {
             object: object.to_string(),
             reason: format!("e^(A T) overflows for the period T = {period}"),
-        });
+        }),
     }
-    Ok((phi, gamma))
 }
 
 /// out ← M x (no allocation).

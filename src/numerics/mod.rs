@@ -5,6 +5,7 @@
 //! * [`mlcp`]: mixed linear complementarity problems;
 //! * [`relay`]: relay (box-constrained) problems;
 //! * [`qp`]: convex quadratic programs (interior point, through Clarabel);
+//! * [`zero_order_hold`]: Φ = e^{Ah}, Γ = ∫₀ʰ e^{As} ds of a linear system;
 //!
 //! Every solve returns a [`SolveReport`] — a status, the iterations, the
 //! absolute natural-map error and its normalised form, the time — or a
@@ -23,6 +24,7 @@ pub mod report;
 pub mod residual;
 pub mod settings;
 pub(crate) mod splitting;
+pub mod zero_order_hold;
 
 pub use error::{NumericsError, Result};
 pub use matrix::{BlockSparseMatrix, Matrix, ProblemMatrix};

@@ -18,12 +18,12 @@
 use std::sync::Arc;
 
 use super::clock::TimeBase;
+use super::error::SimulationError;
 use super::event_driven::{EventDriven, EventDrivenSettings, EventDrivenStatistics, Transition};
 use super::events::{Event, EventKind, SourceId};
 use super::strategy::Strategy;
 use super::time_stepping::{
-    SimulationError, StateError, Statistics, StepOutcome, TimeStepping, TimeSteppingSettings,
-    TimeSteppingState,
+    StateError, Statistics, StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,
 };
 use crate::modelling::{InteractionId, Model, SystemId};
 

@@ -3,6 +3,7 @@
 
 pub mod clock;
 pub mod driver;
+pub mod error;
 pub mod event_driven;
 pub mod events;
 pub mod strategy;
@@ -10,12 +11,13 @@ pub mod time_stepping;
 
 pub use clock::{ClockError, Rational, TimeBase};
 pub use driver::{simulate, Simulation, SimulationState};
+pub use error::SimulationError;
 pub use event_driven::{
     EventDriven, EventDrivenSettings, EventDrivenStatistics, OdeMethod, Transition, TransitionKind,
 };
 pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId};
 pub use strategy::Strategy;
 pub use time_stepping::{
-    Assembly, FirstOrderScheme, ProblemFamily, SimulationError, StateError, Statistics,
-    StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,
+    Assembly, FirstOrderScheme, ProblemFamily, StateError, Statistics, StepOutcome, TimeStepping,
+    TimeSteppingSettings, TimeSteppingState,
 };

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use super::{EventDriven, EventDrivenSettings, EventDrivenStatistics, Transition};
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::simulation::clock::TimeBase;
+use crate::simulation::error::SimulationError;
 use crate::simulation::events::{Event, EventKind, SourceId};
-use crate::simulation::time_stepping::{check_system_input, SimulationError, Statistics};
+use crate::simulation::time_stepping::{check_system_input, Statistics};
 
 impl EventDriven {
     /// The model.

@@ -14,7 +14,7 @@
 //! degree ≤ 4 (up to rounding).
 
 use super::integrator::{weighted_rms, OdeRhs};
-use crate::simulation::time_stepping::SimulationError;
+use crate::simulation::error::SimulationError;
 
 const C2: f64 = 1.0 / 5.0;
 const C3: f64 = 3.0 / 10.0;

@@ -29,7 +29,7 @@ use crate::modelling::law::NonsmoothLaw;
 use crate::modelling::model::Model;
 use crate::modelling::relation::Relation;
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
-use crate::simulation::time_stepping::SimulationError;
+use crate::simulation::error::SimulationError;
 
 /// The role of an interaction in the event-driven dynamics.
 #[derive(Debug, Clone, Copy, PartialEq)]

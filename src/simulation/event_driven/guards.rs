@@ -6,7 +6,7 @@ use super::integrator::OdeRhs;
 use super::roots;
 use super::EventDriven;
 use super::Root;
-use crate::simulation::time_stepping::SimulationError;
+use crate::simulation::error::SimulationError;
 
 impl EventDriven {
     /// Guard values at the state x, from the last right-hand side

@@ -22,7 +22,7 @@ use super::dynamics::Dynamics;
 use crate::numerics::lcp::{lcp_solver, Lcp, LcpSolver};
 use crate::numerics::relay::{relay_solver, Relay, RelaySolver};
 use crate::numerics::{Matrix, SolverSettings};
-use crate::simulation::time_stepping::SimulationError;
+use crate::simulation::error::SimulationError;
 
 /// Solver and buffers of the event problems.
 pub(crate) struct EventProblems {

@@ -12,7 +12,7 @@
 use super::dopri::DormandPrince;
 use super::settings::OdeMethod;
 use super::trbdf2::{Attempt, TrBdf2};
-use crate::simulation::time_stepping::SimulationError;
+use crate::simulation::error::SimulationError;
 
 /// The right-hand side ẋ = f(t, x) of the smooth dynamics in the current mode.
 pub(crate) trait OdeRhs {

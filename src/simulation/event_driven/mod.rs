@@ -43,8 +43,9 @@ use self::dynamics::{Dynamics, Family};
 use self::impact::EventProblems;
 use self::integrator::{Integrator, OdeRhs};
 use super::clock::{run_clock, TimeBase};
+use super::error::SimulationError;
 use super::events::{Event, EventKind, EventManager, SourceId};
-use super::time_stepping::{SimulationError, StepOutcome};
+use super::time_stepping::StepOutcome;
 use crate::modelling::model::{InteractionId, Model};
 
 /// What happened to one interaction at a nonsmooth event.

@@ -1,7 +1,7 @@
 //! Settings of an event-driven simulation, checked before a run.
 
 use crate::numerics::SolverSettings;
-use crate::simulation::time_stepping::SimulationError;
+use crate::simulation::error::SimulationError;
 
 /// The smooth integrator used between events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -5,7 +5,7 @@
 use super::dynamics::{Family, RelayMode};
 use super::{EventDriven, Transition, TransitionKind};
 use crate::modelling::model::InteractionId;
-use crate::simulation::time_stepping::SimulationError;
+use crate::simulation::error::SimulationError;
 
 impl EventDriven {
     /// Processes the nonsmooth event at (t, xc): impacts of the closed

@@ -17,7 +17,7 @@
 use super::integrator::{weighted_rms, OdeRhs};
 use crate::modelling::functions::fd_step;
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
-use crate::simulation::time_stepping::SimulationError;
+use crate::simulation::error::SimulationError;
 
 const GAMMA: f64 = 2.0 - std::f64::consts::SQRT_2;
 const D: f64 = GAMMA / 2.0;

@@ -16,7 +16,6 @@ use nalgebra::DMatrix;
 
 use super::interaction_work::{InteractionWork, RowKind};
 use super::system_work::SystemWork;
-use super::SimulationError;
 use crate::modelling::model::{Model, SystemId};
 use crate::numerics::lcp::{lcp_solver, scalar_lcp, Lcp, LcpSolver};
 use crate::numerics::matrix::Block;
@@ -24,6 +23,7 @@ use crate::numerics::mlcp::{mlcp_solver, Mlcp, MlcpSolver};
 use crate::numerics::relay::{relay_solver, Relay, RelaySolver};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::{BlockSparseMatrix, Matrix, SolverSettings};
+use crate::simulation::error::SimulationError;
 
 /// The family of the one-step problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
