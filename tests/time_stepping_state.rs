@@ -8,7 +8,7 @@ mod common;
 use nalgebra::{dmatrix, dvector};
 use nonsmooth::modelling::*;
 use nonsmooth::simulation::{
-    StateError, StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,
+    ProblemFamily, StateError, StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,
 };
 
 /// Every value a caller can read, as bits, after each of `steps` steps.
@@ -108,23 +108,35 @@ fn held_inputs_are_part_of_the_state() {
 }
 
 #[test]
-fn diode_bridge_mlcp_and_relay_roll_back() {
-    check_rollback(
-        || {
-            let (model, _, _) = common::diode_bridge();
-            TimeStepping::new(model, TimeSteppingSettings::new(1e-6, 5e-3)).unwrap()
-        },
-        700,
-        400,
-    );
-    check_rollback(
-        || {
-            let (model, _, _) = common::relay(1.0, 0.5, [1.0, -1.0]);
-            TimeStepping::new(model, TimeSteppingSettings::new(1e-3, 5.0)).unwrap()
-        },
-        900,
-        600,
-    );
+fn lcp_mlcp_and_relay_problems_roll_back() {
+    // The diode bridge: an LCP per step.
+    let bridge = || {
+        let (model, _, _) = common::diode_bridge();
+        let sim = TimeStepping::new(model, TimeSteppingSettings::new(1e-6, 5e-3)).unwrap();
+        assert_eq!(sim.problem_family(), ProblemFamily::Lcp);
+        sim
+    };
+    check_rollback(bridge, 700, 400);
+    // Two masses joined by a bar (equality law) hitting the ground: an MLCP
+    // per step, with the bar's equality row alone until the first impact
+    // (t ≈ 0.213 s, step 213) and with the contacts' rows after. Saved
+    // before the impact, the rolled-back steps cross it and the mixed steps
+    // that follow (mass 1 hits at 0.213 s and 0.524 s).
+    let bar = || {
+        let (model, _, _, _) = common::two_masses_bar(0.5, 0.5);
+        let sim = TimeStepping::new(model, TimeSteppingSettings::new(1e-3, 1.5)).unwrap();
+        assert_eq!(sim.problem_family(), ProblemFamily::Mlcp);
+        sim
+    };
+    check_rollback(bar, 200, 400);
+    check_rollback(bar, 520, 300);
+    let relay = || {
+        let (model, _, _) = common::relay(1.0, 0.5, [1.0, -1.0]);
+        let sim = TimeStepping::new(model, TimeSteppingSettings::new(1e-3, 5.0)).unwrap();
+        assert_eq!(sim.problem_family(), ProblemFamily::Relay);
+        sim
+    };
+    check_rollback(relay, 900, 600);
 }
 
 #[test]

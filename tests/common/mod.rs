@@ -174,3 +174,78 @@ pub fn bead_chain(n: usize, mass: f64, off: &[bool]) -> BlockSparseMatrix {
     }
     BlockSparseMatrix::new(&vec![1; n], &vec![1; n], blocks).unwrap()
 }
+
+/// Two point masses in the vertical plane (q_i = (x_i, z_i), masses m₁ = 1,
+/// m₂ = 2, gravity g = 9.81) joined by a rigid massless bar of length L = 1:
+/// `bar`, y = |p₁ − p₂| − L with J = (dᵀ, −dᵀ)/|d|, d = p₁ − p₂, equality
+/// law; `ground1`, `ground2`: y = z_i, Newton impact with restitution e.
+/// Starts with mass 1 at height `z1`, the bar at 30° above the horizontal
+/// and rotating at ω = 3 rad/s about the centre of mass, which is at rest.
+/// Returns the model, the two masses, the bar and the two contacts.
+pub fn two_masses_bar(
+    z1: f64,
+    restitution: f64,
+) -> (Model, [SystemId; 2], InteractionId, [InteractionId; 2]) {
+    use std::sync::Arc;
+    let (m, g, len, omega) = ([1.0, 2.0], 9.81, 1.0, 3.0);
+    let alpha = std::f64::consts::FRAC_PI_6;
+    let p1 = [0.0, z1];
+    let p2 = [len * alpha.cos(), z1 + len * alpha.sin()];
+    let c = [
+        (m[0] * p1[0] + m[1] * p2[0]) / (m[0] + m[1]),
+        (m[0] * p1[1] + m[1] * p2[1]) / (m[0] + m[1]),
+    ];
+    // v = ω × (p − c) for a rotation in the (x, z) plane.
+    let vel = |p: [f64; 2]| dvector![-omega * (p[1] - c[1]), omega * (p[0] - c[0])];
+    let mut b = ModelBuilder::new();
+    let mut masses = [SystemId(0); 2];
+    for (k, p) in [p1, p2].into_iter().enumerate() {
+        masses[k] = b
+            .add_system(
+                &format!("mass{}", k + 1),
+                LagrangianLinearTi::new(
+                    dvector![p[0], p[1]],
+                    vel(p),
+                    DMatrix::from_diagonal_element(2, 2, m[k]),
+                )
+                .with_fext(TimeVector::Constant(dvector![0.0, -m[k] * g])),
+            )
+            .unwrap();
+    }
+    let bar = b
+        .add_interaction(
+            "bar",
+            &masses,
+            LagrangianScleronomous {
+                output_dim: 1,
+                h: Arc::new(move |q: &[f64], y: &mut [f64]| {
+                    y[0] = (q[0] - q[2]).hypot(q[1] - q[3]) - len;
+                }),
+                jacobian: Some(Arc::new(|q: &[f64], j: &mut DMatrix<f64>| {
+                    let (dx, dz) = (q[0] - q[2], q[1] - q[3]);
+                    let n = dx.hypot(dz);
+                    j[(0, 0)] = dx / n;
+                    j[(0, 1)] = dz / n;
+                    j[(0, 2)] = -dx / n;
+                    j[(0, 3)] = -dz / n;
+                })),
+            },
+            NonsmoothLaw::Equality { size: 1 },
+        )
+        .unwrap();
+    let mut ground = [InteractionId(0); 2];
+    for (k, &s) in masses.iter().enumerate() {
+        ground[k] = b
+            .add_interaction(
+                &format!("ground{}", k + 1),
+                &[s],
+                LagrangianLinearTiR::new(dmatrix![0.0, 1.0]),
+                NonsmoothLaw::NewtonImpact {
+                    size: 1,
+                    restitution,
+                },
+            )
+            .unwrap();
+    }
+    (b.build(), masses, bar, ground)
+}
