@@ -5,6 +5,7 @@ pub mod clock;
 pub mod driver;
 pub mod event_driven;
 pub mod events;
+pub(crate) mod state_bytes;
 pub mod strategy;
 pub mod time_stepping;
 

@@ -36,7 +36,6 @@ use std::sync::Arc;
 use thiserror::Error;
 
 pub use problem::{Assembly, ProblemFamily};
-pub(crate) use state::{Reader, Writer};
 pub use state::{StateError, TimeSteppingState};
 
 use self::interaction_work::InteractionWork;
