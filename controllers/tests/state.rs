@@ -223,7 +223,7 @@ fn the_laws_memory_is_what_makes_the_replay_identical() {
 }
 
 /// `state` with its plant part replaced (through bytes: the plant's state
-/// is the tail of the loop's bytes).
+/// is the tail of the loop's bytes, after its length as a varint).
 fn mix(
     state: &ControlLoopState,
     plant: &nonsmooth::simulation::TimeSteppingState,
@@ -233,12 +233,24 @@ fn mix(
         nonsmooth::simulation::SimulationState::TimeStepping(p) => p.to_bytes(),
         _ => unreachable!(),
     };
-    let head = &bytes[..bytes.len() - own.len() - 8];
+    let head = &bytes[..bytes.len() - own.len() - varint(own.len()).len()];
     let mut out = head.to_vec();
     let theirs = plant.to_bytes();
-    out.extend_from_slice(&(theirs.len() as u64).to_le_bytes());
+    out.extend_from_slice(&varint(theirs.len()));
     out.extend_from_slice(&theirs);
     ControlLoopState::from_bytes(&out).unwrap()
+}
+
+/// `n` as a varint: 7 bits a byte, lowest first, the high bit set on every
+/// byte but the last.
+fn varint(mut n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+    out
 }
 
 #[test]

@@ -6,7 +6,7 @@ use super::error::ControlError;
 /// (k ≥ 0); a sensor's measurement reaches its readers `delay` seconds
 /// later, a controller's input reaches the plant `delay` seconds later.
 /// The delay may exceed the period: values in transit wait in order.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timing {
     /// Sampling period T > 0, seconds.
     pub period: f64,

@@ -14,7 +14,9 @@ use std::collections::BinaryHeap;
 use super::clock::ClockError;
 
 /// Kinds of events, in the order they are processed at one instant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum EventKind {
     /// The end of an integration step.
     TimeDiscretisation,
@@ -45,11 +47,13 @@ impl EventKind {
 }
 
 /// A handle to an event source registered with an [`EventManager`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct SourceId(pub usize);
 
 /// One occurrence of an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Event {
     /// Its instant, in ticks of the time base.
     pub tick: i64,
@@ -442,7 +446,7 @@ impl EventManager {
 /// The schedule of an [`EventManager`] as plain data, to save and restore a
 /// simulation's complete state: per source (offset, period, occurrences
 /// delivered), and the pending queue as (tick, kind, source) in any order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EventSchedule {
     /// (offset, period, count) of each source, in registration order.
     pub sources: Vec<(i64, Option<i64>, i64)>,

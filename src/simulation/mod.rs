@@ -6,6 +6,7 @@ pub mod driver;
 pub mod error;
 pub mod event_driven;
 pub mod events;
+pub(crate) mod state_bytes;
 pub mod strategy;
 pub mod time_stepping;
 

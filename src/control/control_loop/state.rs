@@ -29,9 +29,10 @@
 //! objects, timings and sizes, on a plant of the same structure and time
 //! base.
 //!
-//! Bytes ([`ControlLoopState::to_bytes`]): little-endian, a magic `NSCL` and
-//! a format version, the objects with their lengths, then the plant's state
-//! (a kind code and its own bytes, `NSTS…` for time-stepping). Reading
+//! Bytes ([`ControlLoopState::to_bytes`]): a magic `NSCL` and a format
+//! version, then in postcard's serde format the objects, the laws'
+//! memories, the external inputs and last the plant's state as its own
+//! bytes (`NSTS…` for time-stepping). Reading
 //! checks every length and value: damaged or truncated bytes are a
 //! [`ControlError::State`], never a panic.
 //!
@@ -40,11 +41,13 @@
 
 use super::{ControlLoop, Timing};
 use crate::control::error::ControlError;
-use crate::simulation::time_stepping::{Reader, Writer};
+use serde::{Deserialize, Serialize};
+
+use crate::simulation::state_bytes;
 use crate::simulation::{SimulationState, StateError, TimeSteppingState};
 
 /// Per-sensor part of a state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SensorState {
     name: String,
     timing: Timing,
@@ -56,14 +59,14 @@ struct SensorState {
 }
 
 /// Per-observer part of a state (its law's memory is in `laws`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct ObserverState {
     name: String,
     timing: Timing,
 }
 
 /// Per-controller part of a state (its law's memory is in `laws`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct ControllerState {
     name: String,
     timing: Timing,
@@ -454,80 +457,44 @@ fn rename(e: ControlError, object: &str) -> ControlError {
 // ---------------------------------------------------------------------------
 
 const MAGIC: &[u8; 4] = b"NSCL";
-const VERSION: u32 = 1;
-/// Kind code of a time-stepping plant's state.
-const TIME_STEPPING: u8 = 0;
+/// Version 2: postcard's format (version 1 was a hand-written one).
+const VERSION: u32 = 2;
+
+/// The objects' parts of a state as read: sensors, observers,
+/// controllers, the laws' memories and their lengths, the external inputs,
+/// then the plant's state as its own bytes (`NSTS…` for time-stepping).
+/// [`ControlLoopState::write_bytes`] writes the same tuple, borrowed.
+type Parts = (
+    Vec<SensorState>,
+    Vec<ObserverState>,
+    Vec<ControllerState>,
+    Vec<f64>,
+    Vec<usize>,
+    Vec<Vec<f64>>,
+    Vec<u8>,
+);
 
 fn corrupt(e: StateError) -> ControlError {
     state_err("control loop", e.to_string())
-}
-
-fn write_timing(w: &mut Writer<'_>, t: &Timing) {
-    for x in [t.period, t.offset, t.delay] {
-        w.u64(x.to_bits());
-    }
-}
-
-fn read_timing(r: &mut Reader<'_>) -> Result<Timing, StateError> {
-    Ok(Timing {
-        period: f64::from_bits(r.u64()?),
-        offset: f64::from_bits(r.u64()?),
-        delay: f64::from_bits(r.u64()?),
-    })
 }
 
 impl ControlLoopState {
     /// Appends the state as bytes to `out` (format in the module
     /// documentation).
     pub fn write_bytes(&self, out: &mut Vec<u8>) {
-        let mut w = Writer(out);
-        w.0.extend_from_slice(MAGIC);
-        w.0.extend_from_slice(&VERSION.to_le_bytes());
-        w.len(self.sensors.len());
-        for s in &self.sensors {
-            w.str(&s.name);
-            write_timing(&mut w, &s.timing);
-            w.f64s(&s.delivered);
-            w.u8(s.has_value as u8);
-            match &s.fed {
-                None => w.u8(0),
-                Some(v) => {
-                    w.u8(1);
-                    w.f64s(v);
-                }
-            }
-            w.len(s.in_transit);
-            w.f64s(&s.line);
-        }
-        w.len(self.observers.len());
-        for o in &self.observers {
-            w.str(&o.name);
-            write_timing(&mut w, &o.timing);
-        }
-        w.len(self.controllers.len());
-        for c in &self.controllers {
-            w.str(&c.name);
-            write_timing(&mut w, &c.timing);
-            w.f64s(&c.computed);
-            w.f64s(&c.applied);
-            w.len(c.in_transit);
-            w.f64s(&c.line);
-        }
-        w.len(self.law_lengths.len());
-        for &n in &self.law_lengths {
-            w.len(n);
-        }
-        w.f64s(&self.laws);
-        w.f64s_list(&self.external);
-        match &self.plant {
-            SimulationState::TimeStepping(p) => {
-                w.u8(TIME_STEPPING);
-                let mut bytes = Vec::new();
-                p.write_bytes(&mut bytes);
-                w.len(bytes.len());
-                w.0.extend_from_slice(&bytes);
-            }
-        }
+        let plant = match &self.plant {
+            SimulationState::TimeStepping(p) => p.to_bytes(),
+        };
+        let parts = (
+            &self.sensors,
+            &self.observers,
+            &self.controllers,
+            &self.laws,
+            &self.law_lengths,
+            &self.external,
+            &plant[..],
+        );
+        state_bytes::write(MAGIC, VERSION, &parts, out);
     }
 
     /// The state as bytes.
@@ -545,77 +512,26 @@ impl ControlLoopState {
 
     fn read(bytes: &[u8]) -> Result<ControlLoopState, StateError> {
         let bad = |m: String| StateError::Corrupt(m);
-        let mut r = Reader { bytes, at: 0 };
-        if r.take(4)? != MAGIC {
-            return Err(bad("no NSCL header".into()));
-        }
-        let version = u32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
-        if version != VERSION {
-            return Err(bad(format!(
-                "control loop state format version {version}, this program reads {VERSION}"
-            )));
-        }
-        // The smallest sensor: a name length, a timing, 3 lengths, 2 flags.
-        let n = r.len(8 + 24 + 24 + 2)?;
-        let mut sensors = Vec::with_capacity(n);
-        for _ in 0..n {
-            let name = r.str()?;
-            let timing = read_timing(&mut r)?;
-            let delivered = r.f64s()?;
-            let has_value = r.bool()?;
-            let fed = if r.bool()? { Some(r.f64s()?) } else { None };
-            let in_transit = r.u64()? as usize;
-            let line = r.f64s()?;
-            if in_transit.checked_mul(delivered.len()) != Some(line.len()) {
+        let (sensors, observers, controllers, laws, law_lengths, external, plant): Parts =
+            state_bytes::read(MAGIC, VERSION, "control loop state", bytes)?;
+        for s in &sensors {
+            if s.in_transit.checked_mul(s.delivered.len()) != Some(s.line.len()) {
                 return Err(bad(format!(
-                    "sensor `{name}`: {in_transit} values in transit of {} in {} numbers",
-                    delivered.len(),
-                    line.len()
+                    "sensor `{}`: {} values in transit of {} in {} numbers",
+                    s.name,
+                    s.in_transit,
+                    s.delivered.len(),
+                    s.line.len()
                 )));
             }
-            sensors.push(SensorState {
-                name,
-                timing,
-                delivered,
-                has_value,
-                fed,
-                in_transit,
-                line,
-            });
         }
-        let n = r.len(8 + 24)?;
-        let mut observers = Vec::with_capacity(n);
-        for _ in 0..n {
-            let name = r.str()?;
-            let timing = read_timing(&mut r)?;
-            observers.push(ObserverState { name, timing });
-        }
-        let n = r.len(8 + 24 + 32)?;
-        let mut controllers = Vec::with_capacity(n);
-        for _ in 0..n {
-            let name = r.str()?;
-            let timing = read_timing(&mut r)?;
-            let computed = r.f64s()?;
-            let applied = r.f64s()?;
-            let in_transit = r.u64()? as usize;
-            let line = r.f64s()?;
-            if computed.len() != applied.len() || in_transit.checked_mul(applied.len()).is_none() {
-                return Err(bad(format!("controller `{name}`: inconsistent sizes")));
+        for c in &controllers {
+            if c.computed.len() != c.applied.len()
+                || c.in_transit.checked_mul(c.applied.len()).is_none()
+            {
+                return Err(bad(format!("controller `{}`: inconsistent sizes", c.name)));
             }
-            controllers.push(ControllerState {
-                name,
-                timing,
-                computed,
-                applied,
-                in_transit,
-                line,
-            });
         }
-        let n = r.len(8)?;
-        let law_lengths = (0..n)
-            .map(|_| r.u64().map(|x| x as usize))
-            .collect::<Result<Vec<usize>, StateError>>()?;
-        let laws = r.f64s()?;
         if law_lengths
             .iter()
             .try_fold(0usize, |a, &b| a.checked_add(b))
@@ -623,20 +539,7 @@ impl ControlLoopState {
         {
             return Err(bad("the laws' memories do not add up".into()));
         }
-        let external = r.f64s_list()?;
-        let plant = match r.u8()? {
-            TIME_STEPPING => {
-                let n = r.len(1)?;
-                SimulationState::TimeStepping(TimeSteppingState::from_bytes(r.take(n)?)?)
-            }
-            k => return Err(bad(format!("unknown plant kind {k}"))),
-        };
-        if r.at != bytes.len() {
-            return Err(bad(format!(
-                "{} bytes after the end of the state",
-                bytes.len() - r.at
-            )));
-        }
+        let plant = SimulationState::TimeStepping(TimeSteppingState::from_bytes(&plant)?);
         Ok(ControlLoopState {
             plant,
             sensors,

@@ -35,7 +35,6 @@ use std::sync::Arc;
 
 pub use super::error::SimulationError;
 pub use problem::{Assembly, ProblemFamily};
-pub(crate) use state::{Reader, Writer};
 pub use state::{StateError, TimeSteppingState};
 
 use self::interaction_work::InteractionWork;

@@ -29,16 +29,18 @@
 //! (ticks per second, t₀ and step in ticks); anything else is a
 //! [`StateError`].
 //!
-//! Bytes ([`TimeSteppingState::to_bytes`]): little-endian, a magic `NSTS`
-//! and a format version, then the fields above with their lengths; reading
-//! checks every length and value, so truncated or foreign bytes are an
-//! error, never a panic.
+//! Bytes ([`TimeSteppingState::to_bytes`]): a magic `NSTS` and a format
+//! version, then the fields above in postcard's serde format (module
+//! `simulation::state_bytes`); reading checks every length and
+//! value, so truncated or foreign bytes are an error, never a panic.
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::{Statistics, TimeStepping};
 use crate::modelling::model::InteractionId;
-use crate::simulation::events::{Event, EventKind, EventManager, EventSchedule, SourceId};
+use crate::simulation::events::{Event, EventManager, EventSchedule, SourceId};
+use crate::simulation::state_bytes;
 
 /// Why a state cannot be restored or read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -55,7 +57,7 @@ pub enum StateError {
 }
 
 /// Per-system part of a state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SystemState {
     q: Vec<f64>,
     v: Vec<f64>,
@@ -65,7 +67,7 @@ struct SystemState {
 
 /// Linearisation of a nonlinear relation (kept with the state, see the
 /// module documentation).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Linearisation {
     out: Vec<Vec<f64>>,
     inp: Vec<Vec<f64>>,
@@ -76,7 +78,7 @@ struct Linearisation {
 }
 
 /// Per-interaction part of a state.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct InteractionState {
     y: Vec<f64>,
     ydot: Vec<f64>,
@@ -92,7 +94,7 @@ struct InteractionState {
 /// The complete state of a [`TimeStepping`] (see the module documentation
 /// for what it contains). Taken by [`TimeStepping::save_state`], put back by
 /// [`TimeStepping::restore_state`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimeSteppingState {
     ticks_per_second: i64,
     t0_tick: i64,
@@ -103,6 +105,7 @@ pub struct TimeSteppingState {
     source_names: Vec<String>,
     systems: Vec<SystemState>,
     interactions: Vec<InteractionState>,
+    #[serde(with = "stats_bytes")]
     stats: Statistics,
     solves: u64,
     solver_iterations: u64,
@@ -392,130 +395,27 @@ impl TimeStepping {
 // ---------------------------------------------------------------------------
 
 const MAGIC: &[u8; 4] = b"NSTS";
-const VERSION: u32 = 1;
+/// Version 2: postcard's format (version 1 was a hand-written one).
+const VERSION: u32 = 2;
 
-fn kind_code(k: EventKind) -> u8 {
-    match k {
-        EventKind::TimeDiscretisation => 0,
-        EventKind::NonSmooth => 1,
-        EventKind::Sensor => 2,
-        EventKind::Observer => 3,
-        EventKind::Actuator => 4,
-        EventKind::Output => 5,
-    }
-}
+/// [`Statistics`] as plain numbers in the bytes (steps, solves, solver
+/// iterations, Newton iterations).
+mod stats_bytes {
+    use super::Statistics;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-fn kind_of(c: u8) -> Result<EventKind, StateError> {
-    Ok(match c {
-        0 => EventKind::TimeDiscretisation,
-        1 => EventKind::NonSmooth,
-        2 => EventKind::Sensor,
-        3 => EventKind::Observer,
-        4 => EventKind::Actuator,
-        5 => EventKind::Output,
-        _ => return Err(StateError::Corrupt(format!("unknown event kind {c}"))),
-    })
-}
+    pub(super) fn serialize<S: Serializer>(s: &Statistics, ser: S) -> Result<S::Ok, S::Error> {
+        [s.steps, s.solves, s.solver_iterations, s.newton_iterations].serialize(ser)
+    }
 
-/// Appends little-endian values to a byte vector.
-pub(crate) struct Writer<'a>(pub(crate) &'a mut Vec<u8>);
-
-impl Writer<'_> {
-    pub(crate) fn u8(&mut self, x: u8) {
-        self.0.push(x);
-    }
-    pub(crate) fn u64(&mut self, x: u64) {
-        self.0.extend_from_slice(&x.to_le_bytes());
-    }
-    pub(crate) fn i64(&mut self, x: i64) {
-        self.0.extend_from_slice(&x.to_le_bytes());
-    }
-    pub(crate) fn len(&mut self, n: usize) {
-        self.u64(n as u64);
-    }
-    pub(crate) fn f64s(&mut self, v: &[f64]) {
-        self.len(v.len());
-        for x in v {
-            self.0.extend_from_slice(&x.to_bits().to_le_bytes());
-        }
-    }
-    pub(crate) fn f64s_list(&mut self, v: &[Vec<f64>]) {
-        self.len(v.len());
-        for x in v {
-            self.f64s(x);
-        }
-    }
-    pub(crate) fn str(&mut self, s: &str) {
-        self.len(s.len());
-        self.0.extend_from_slice(s.as_bytes());
-    }
-}
-
-/// Reads what [`Writer`] wrote, checking every length.
-pub(crate) struct Reader<'a> {
-    pub(crate) bytes: &'a [u8],
-    pub(crate) at: usize,
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], StateError> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| {
-                StateError::Corrupt(format!(
-                    "truncated: {n} more bytes needed at byte {} of {}",
-                    self.at,
-                    self.bytes.len()
-                ))
-            })?;
-        let s = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(s)
-    }
-    pub(crate) fn u8(&mut self) -> Result<u8, StateError> {
-        Ok(self.take(1)?[0])
-    }
-    pub(crate) fn bool(&mut self) -> Result<bool, StateError> {
-        match self.u8()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            b => Err(StateError::Corrupt(format!("flag {b} is neither 0 nor 1"))),
-        }
-    }
-    pub(crate) fn u64(&mut self) -> Result<u64, StateError> {
-        let b = self.take(8)?;
-        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
-    }
-    pub(crate) fn i64(&mut self) -> Result<i64, StateError> {
-        Ok(self.u64()? as i64)
-    }
-    /// A length of items of `item` bytes each, checked against what is left.
-    pub(crate) fn len(&mut self, item: usize) -> Result<usize, StateError> {
-        let n = self.u64()?;
-        let left = (self.bytes.len() - self.at) as u64;
-        if n.saturating_mul(item.max(1) as u64) > left {
-            return Err(StateError::Corrupt(format!(
-                "a length of {n} exceeds the {left} bytes left"
-            )));
-        }
-        Ok(n as usize)
-    }
-    pub(crate) fn f64s(&mut self) -> Result<Vec<f64>, StateError> {
-        let n = self.len(8)?;
-        (0..n)
-            .map(|_| Ok(f64::from_bits(self.u64()?)))
-            .collect::<Result<Vec<f64>, StateError>>()
-    }
-    pub(crate) fn f64s_list(&mut self) -> Result<Vec<Vec<f64>>, StateError> {
-        let n = self.len(8)?;
-        (0..n).map(|_| self.f64s()).collect()
-    }
-    pub(crate) fn str(&mut self) -> Result<String, StateError> {
-        let n = self.len(1)?;
-        String::from_utf8(self.take(n)?.to_vec())
-            .map_err(|_| StateError::Corrupt("a name is not UTF-8".into()))
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(de: D) -> Result<Statistics, D::Error> {
+        let [steps, solves, solver_iterations, newton_iterations] = <[u64; 4]>::deserialize(de)?;
+        Ok(Statistics {
+            steps,
+            solves,
+            solver_iterations,
+            newton_iterations,
+        })
     }
 }
 
@@ -523,85 +423,7 @@ impl TimeSteppingState {
     /// Appends the state as bytes to `out` (format in the module
     /// documentation).
     pub fn write_bytes(&self, out: &mut Vec<u8>) {
-        let mut w = Writer(out);
-        w.0.extend_from_slice(MAGIC);
-        w.0.extend_from_slice(&VERSION.to_le_bytes());
-        w.i64(self.ticks_per_second);
-        w.i64(self.t0_tick);
-        w.i64(self.step_ticks);
-        w.i64(self.tick);
-        w.len(self.schedule.sources.len());
-        for &(offset, period, count) in &self.schedule.sources {
-            w.i64(offset);
-            w.i64(period.unwrap_or(0));
-            w.i64(count);
-        }
-        w.len(self.schedule.queue.len());
-        for &(tick, kind, id) in &self.schedule.queue {
-            w.i64(tick);
-            w.u8(kind_code(kind));
-            w.len(id);
-        }
-        w.len(self.instant.len());
-        for e in &self.instant {
-            w.i64(e.tick);
-            w.u8(kind_code(e.kind));
-            w.len(e.source.0);
-        }
-        w.len(self.source_names.len());
-        for n in &self.source_names {
-            w.str(n);
-        }
-        w.len(self.systems.len());
-        for s in &self.systems {
-            w.f64s(&s.q);
-            w.f64s(&s.v);
-            w.f64s(&s.control);
-            w.u8(s.has_control as u8);
-        }
-        w.len(self.interactions.len());
-        for i in &self.interactions {
-            for v in [
-                &i.y,
-                &i.ydot,
-                &i.lambda,
-                &i.ydot_start,
-                &i.y_noise,
-                &i.ydot_noise,
-                &i.u,
-            ] {
-                w.f64s(v);
-            }
-            w.u8(i.active as u8);
-            match &i.linearisation {
-                None => w.u8(0),
-                Some(l) => {
-                    w.u8(1);
-                    w.f64s_list(&l.out);
-                    w.f64s_list(&l.inp);
-                    w.f64s_list(&l.resp);
-                    w.f64s_list(&l.shift);
-                    match &l.d {
-                        None => w.u8(0),
-                        Some(d) => {
-                            w.u8(1);
-                            w.f64s(d);
-                        }
-                    }
-                    w.f64s(&l.e);
-                }
-            }
-        }
-        for x in [
-            self.stats.steps,
-            self.stats.solves,
-            self.stats.solver_iterations,
-            self.stats.newton_iterations,
-            self.solves,
-            self.solver_iterations,
-        ] {
-            w.u64(x);
-        }
+        state_bytes::write(MAGIC, VERSION, self, out);
     }
 
     /// The state as bytes.
@@ -614,132 +436,13 @@ impl TimeSteppingState {
     /// Reads a state written by [`TimeSteppingState::to_bytes`]. Whether it
     /// fits a given simulation is checked by [`TimeStepping::restore_state`].
     pub fn from_bytes(bytes: &[u8]) -> Result<TimeSteppingState, StateError> {
-        let mut r = Reader { bytes, at: 0 };
-        if r.take(4)? != MAGIC {
-            return Err(StateError::Corrupt("no NSTS header".into()));
-        }
-        let version = u32::from_le_bytes(r.take(4)?.try_into().expect("4 bytes"));
-        if version != VERSION {
-            return Err(StateError::Corrupt(format!(
-                "format version {version}, this program reads {VERSION}"
-            )));
-        }
-        let ticks_per_second = r.i64()?;
-        let t0_tick = r.i64()?;
-        let step_ticks = r.i64()?;
-        let tick = r.i64()?;
-        if ticks_per_second <= 0 || step_ticks <= 0 {
+        let state: TimeSteppingState =
+            state_bytes::read(MAGIC, VERSION, "time-stepping state", bytes)?;
+        if state.ticks_per_second <= 0 || state.step_ticks <= 0 {
             return Err(StateError::Corrupt(
                 "a non-positive time base or step".into(),
             ));
         }
-        let n = r.len(24)?;
-        let mut sources = Vec::with_capacity(n);
-        for _ in 0..n {
-            let offset = r.i64()?;
-            let period = r.i64()?;
-            let count = r.i64()?;
-            sources.push((offset, (period != 0).then_some(period), count));
-        }
-        let n = r.len(17)?;
-        let mut queue = Vec::with_capacity(n);
-        for _ in 0..n {
-            let tick = r.i64()?;
-            let kind = kind_of(r.u8()?)?;
-            queue.push((tick, kind, r.u64()? as usize));
-        }
-        let n = r.len(17)?;
-        let mut instant = Vec::with_capacity(n);
-        for _ in 0..n {
-            let tick = r.i64()?;
-            let kind = kind_of(r.u8()?)?;
-            instant.push(Event {
-                tick,
-                kind,
-                source: SourceId(r.u64()? as usize),
-            });
-        }
-        let n = r.len(8)?;
-        let source_names = (0..n).map(|_| r.str()).collect::<Result<Vec<_>, _>>()?;
-        let n = r.len(25)?;
-        let mut systems = Vec::with_capacity(n);
-        for _ in 0..n {
-            systems.push(SystemState {
-                q: r.f64s()?,
-                v: r.f64s()?,
-                control: r.f64s()?,
-                has_control: r.bool()?,
-            });
-        }
-        let n = r.len(58)?;
-        let mut interactions = Vec::with_capacity(n);
-        for _ in 0..n {
-            let y = r.f64s()?;
-            let ydot = r.f64s()?;
-            let lambda = r.f64s()?;
-            let ydot_start = r.f64s()?;
-            let y_noise = r.f64s()?;
-            let ydot_noise = r.f64s()?;
-            let u = r.f64s()?;
-            let active = r.bool()?;
-            let linearisation = if r.bool()? {
-                let out = r.f64s_list()?;
-                let inp = r.f64s_list()?;
-                let resp = r.f64s_list()?;
-                let shift = r.f64s_list()?;
-                let d = if r.bool()? { Some(r.f64s()?) } else { None };
-                let e = r.f64s()?;
-                Some(Linearisation {
-                    out,
-                    inp,
-                    resp,
-                    shift,
-                    d,
-                    e,
-                })
-            } else {
-                None
-            };
-            interactions.push(InteractionState {
-                y,
-                ydot,
-                lambda,
-                ydot_start,
-                y_noise,
-                ydot_noise,
-                u,
-                active,
-                linearisation,
-            });
-        }
-        let stats = Statistics {
-            steps: r.u64()?,
-            solves: r.u64()?,
-            solver_iterations: r.u64()?,
-            newton_iterations: r.u64()?,
-        };
-        let solves = r.u64()?;
-        let solver_iterations = r.u64()?;
-        if r.at != bytes.len() {
-            return Err(StateError::Corrupt(format!(
-                "{} bytes after the end of the state",
-                bytes.len() - r.at
-            )));
-        }
-        let state = TimeSteppingState {
-            ticks_per_second,
-            t0_tick,
-            step_ticks,
-            tick,
-            schedule: EventSchedule { sources, queue },
-            instant,
-            source_names,
-            systems,
-            interactions,
-            stats,
-            solves,
-            solver_iterations,
-        };
         EventManager::from_schedule(&state.schedule).map_err(StateError::Corrupt)?;
         Ok(state)
     }
