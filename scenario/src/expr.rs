@@ -324,24 +324,47 @@ type SymEx = FlatEx<Sym, SymOperators, Literals>;
 /// every `i`), and parsing with exmex costs microseconds where evaluating
 /// costs tens of nanoseconds. The parsed form does not depend on the scope
 /// (names are only looked up when evaluating), so a cached expression
-/// evaluates bit for bit as a freshly parsed one.
+/// evaluates bit for bit as a freshly parsed one. The value of an
+/// expression of parameters alone (no `t`, no repeat index) is kept too:
+/// the parameters do not change during a build, and an index cannot be
+/// named as a parameter.
 #[derive(Debug, Default)]
 pub(crate) struct Parsed {
-    /// [`parse`] of each text seen.
-    exprs: RefCell<HashMap<String, Result<Rc<Ex>, Fault>>>,
+    /// [`parse`] of each text seen, and its value when it uses parameters
+    /// only.
+    exprs: RefCell<HashMap<String, Cached>>,
     /// The same texts over [`Sym`], for tapes (`None`: no tape).
     syms: RefCell<HashMap<String, Option<Rc<SymEx>>>>,
 }
 
+/// One text of [`Parsed`].
+#[derive(Debug, Clone)]
+struct Cached {
+    ex: Result<Rc<Ex>, Fault>,
+    /// Its value, when it depends on the parameters alone.
+    constant: Option<f64>,
+}
+
 impl Parsed {
-    /// [`parse`] of `text`, from the cache when it was parsed before.
-    fn get(&self, text: &str) -> Result<Rc<Ex>, Fault> {
-        if let Some(r) = self.exprs.borrow().get(text) {
-            return r.clone();
+    /// [`parse`] of `text` and its value if known, from the cache when it
+    /// was parsed before.
+    fn get(&self, text: &str) -> Cached {
+        if let Some(c) = self.exprs.borrow().get(text) {
+            return c.clone();
         }
-        let r = parse(text).map(Rc::new);
-        self.exprs.borrow_mut().insert(text.to_string(), r.clone());
-        r
+        let c = Cached {
+            ex: parse(text).map(Rc::new),
+            constant: None,
+        };
+        self.exprs.borrow_mut().insert(text.to_string(), c.clone());
+        c
+    }
+
+    /// Keeps the value of `text`, an expression of parameters alone.
+    fn set_constant(&self, text: &str, value: f64) {
+        if let Some(c) = self.exprs.borrow_mut().get_mut(text) {
+            c.constant = Some(value);
+        }
     }
 
     /// [`sym_parse`] of `text`, from the cache when it was parsed before.
@@ -387,11 +410,15 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// [`parse`] of `text`, through the cache if there is one.
-    fn parse(&self, text: &str) -> Result<Rc<Ex>, Fault> {
+    /// [`parse`] of `text` and its value if known, through the cache if
+    /// there is one.
+    fn parse(&self, text: &str) -> Cached {
         match self.parsed {
             Some(p) => p.get(text),
-            None => parse(text).map(Rc::new),
+            None => Cached {
+                ex: parse(text).map(Rc::new),
+                constant: None,
+            },
         }
     }
 
@@ -462,7 +489,11 @@ impl<'a> Scope<'a> {
     /// Compiles an expression: a constant when it does not use `t`, else a
     /// function of time with every other name replaced by its value.
     pub fn compile(&self, text: &str) -> Result<Value, Fault> {
-        let ex = self.parse(text)?;
+        let cached = self.parse(text);
+        if let Some(v) = cached.constant {
+            return Ok(Value::Constant(v));
+        }
+        let ex = cached.ex?;
         // The names' values, on the stack for the usual few names: a
         // repeated entry compiles its expressions once per instance.
         let mut small = [0.0; MAX_VARIABLES];
@@ -484,11 +515,17 @@ impl<'a> Scope<'a> {
         let values: &[f64] = values;
         if !timed {
             let v = ex.eval(values).map_err(|e| Fault::Syntax(e.to_string()))?;
-            return if v.is_finite() {
-                Ok(Value::Constant(v))
-            } else {
-                Err(Fault::NotFinite(v))
-            };
+            if !v.is_finite() {
+                return Err(Fault::NotFinite(v));
+            }
+            let index = self.index.map(|(n, _)| n);
+            if let (Some(p), false) = (
+                self.parsed,
+                ex.var_names().iter().any(|n| Some(n.as_str()) == index),
+            ) {
+                p.set_constant(text, v);
+            }
+            return Ok(Value::Constant(v));
         }
         let names: Vec<String> = ex.var_names().to_vec();
         let mut sub = |name: &str| {
@@ -543,7 +580,7 @@ impl Scope<'_> {
     /// (replaced by their values). A variable may not also be a parameter
     /// the expression uses; `t` is a variable only if `vars` lists it.
     pub fn compile_vars(&self, text: &str, vars: &[String]) -> Result<VarExpr, Fault> {
-        let ex = self.parse(text)?;
+        let ex = self.parse(text).ex?;
         let names: Vec<String> = ex.var_names().to_vec();
         let mut constants = Vec::with_capacity(names.len());
         for name in &names {
@@ -665,7 +702,12 @@ pub(crate) fn render(template: &str, scope: &Scope<'_>) -> Result<String, Fault>
         if inner.contains('{') {
             return Err(Fault::Syntax("nested `{`".into()));
         }
-        let v = scope.integer(inner)?;
+        // `{i}`, the index alone (the usual name of a repeated entry),
+        // needs no expression.
+        let v = match scope.index {
+            Some((name, i)) if inner.trim() == name => i,
+            _ => scope.integer(inner)?,
+        };
         write!(out, "{v}").expect("writing to a String does not fail");
         rest = &after[close + 1..];
     }
