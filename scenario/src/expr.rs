@@ -8,8 +8,11 @@
 //! at a time takes the slice `[t]` and, for expressions of up to 32 leaves,
 //! allocates nothing (exmex keeps its operand stack inline up to that size).
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 use std::f64::consts::PI;
+use std::fmt::Write as _;
+use std::rc::Rc;
 
 use exmex::prelude::*;
 use exmex::{BinOp, MakeOperators, MatchLiteral, Operator};
@@ -313,6 +316,68 @@ fn check_tokens(text: &str) -> Result<(), Fault> {
     Ok(())
 }
 
+/// An expression over [`Sym`], whose evaluation records a tape.
+type SymEx = FlatEx<Sym, SymOperators, Literals>;
+
+/// The expressions of one build, parsed once by text: the entries a
+/// `repeat` creates share their texts (`q0 = ["i*d"]` is the same text for
+/// every `i`), and parsing with exmex costs microseconds where evaluating
+/// costs tens of nanoseconds. The parsed form does not depend on the scope
+/// (names are only looked up when evaluating), so a cached expression
+/// evaluates bit for bit as a freshly parsed one. The value of an
+/// expression of parameters alone (no `t`, no repeat index) is kept too:
+/// the parameters do not change during a build, and an index cannot be
+/// named as a parameter.
+#[derive(Debug, Default)]
+pub(crate) struct Parsed {
+    /// [`parse`] of each text seen, and its value when it uses parameters
+    /// only.
+    exprs: RefCell<HashMap<String, Cached>>,
+    /// The same texts over [`Sym`], for tapes (`None`: no tape).
+    syms: RefCell<HashMap<String, Option<Rc<SymEx>>>>,
+}
+
+/// One text of [`Parsed`].
+#[derive(Debug, Clone)]
+struct Cached {
+    ex: Result<Rc<Ex>, Fault>,
+    /// Its value, when it depends on the parameters alone.
+    constant: Option<f64>,
+}
+
+impl Parsed {
+    /// [`parse`] of `text` and its value if known, from the cache when it
+    /// was parsed before.
+    fn get(&self, text: &str) -> Cached {
+        if let Some(c) = self.exprs.borrow().get(text) {
+            return c.clone();
+        }
+        let c = Cached {
+            ex: parse(text).map(Rc::new),
+            constant: None,
+        };
+        self.exprs.borrow_mut().insert(text.to_string(), c.clone());
+        c
+    }
+
+    /// Keeps the value of `text`, an expression of parameters alone.
+    fn set_constant(&self, text: &str, value: f64) {
+        if let Some(c) = self.exprs.borrow_mut().get_mut(text) {
+            c.constant = Some(value);
+        }
+    }
+
+    /// [`sym_parse`] of `text`, from the cache when it was parsed before.
+    fn sym(&self, text: &str) -> Option<Rc<SymEx>> {
+        if let Some(r) = self.syms.borrow().get(text) {
+            return r.clone();
+        }
+        let r = sym_parse(text).map(Rc::new);
+        self.syms.borrow_mut().insert(text.to_string(), r.clone());
+        r
+    }
+}
+
 /// The names an expression may use besides `pi`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Scope<'a> {
@@ -322,6 +387,8 @@ pub(crate) struct Scope<'a> {
     pub index: Option<(&'a str, i64)>,
     /// Whether `t` is allowed.
     pub time: bool,
+    /// Where expressions already parsed are kept (none: parse each time).
+    pub parsed: Option<&'a Parsed>,
 }
 
 impl<'a> Scope<'a> {
@@ -331,6 +398,35 @@ impl<'a> Scope<'a> {
             params,
             index: None,
             time: false,
+            parsed: None,
+        }
+    }
+
+    /// The same scope, keeping parsed expressions in `parsed`.
+    pub fn with_parsed(self, parsed: &'a Parsed) -> Self {
+        Scope {
+            parsed: Some(parsed),
+            ..self
+        }
+    }
+
+    /// [`parse`] of `text` and its value if known, through the cache if
+    /// there is one.
+    fn parse(&self, text: &str) -> Cached {
+        match self.parsed {
+            Some(p) => p.get(text),
+            None => Cached {
+                ex: parse(text).map(Rc::new),
+                constant: None,
+            },
+        }
+    }
+
+    /// `text` over [`Sym`], through the cache if there is one.
+    fn sym_parse(&self, text: &str) -> Option<Rc<SymEx>> {
+        match self.parsed {
+            Some(p) => p.sym(text),
+            None => sym_parse(text).map(Rc::new),
         }
     }
 
@@ -393,25 +489,43 @@ impl<'a> Scope<'a> {
     /// Compiles an expression: a constant when it does not use `t`, else a
     /// function of time with every other name replaced by its value.
     pub fn compile(&self, text: &str) -> Result<Value, Fault> {
-        let ex = parse(text)?;
-        let mut values = Vec::with_capacity(ex.var_names().len());
+        let cached = self.parse(text);
+        if let Some(v) = cached.constant {
+            return Ok(Value::Constant(v));
+        }
+        let ex = cached.ex?;
+        // The names' values, on the stack for the usual few names: a
+        // repeated entry compiles its expressions once per instance.
+        let mut small = [0.0; MAX_VARIABLES];
+        let mut large = Vec::new();
+        let count = ex.var_names().len();
+        let values: &mut [f64] = if count <= MAX_VARIABLES {
+            &mut small[..count]
+        } else {
+            large.resize(count, 0.0);
+            &mut large
+        };
         let mut timed = false;
-        for name in ex.var_names() {
+        for (slot, name) in values.iter_mut().zip(ex.var_names()) {
             match self.value(name)? {
-                Some(v) => values.push(v),
-                None => {
-                    timed = true;
-                    values.push(0.0);
-                }
+                Some(v) => *slot = v,
+                None => timed = true,
             }
         }
+        let values: &[f64] = values;
         if !timed {
-            let v = ex.eval(&values).map_err(|e| Fault::Syntax(e.to_string()))?;
-            return if v.is_finite() {
-                Ok(Value::Constant(v))
-            } else {
-                Err(Fault::NotFinite(v))
-            };
+            let v = ex.eval(values).map_err(|e| Fault::Syntax(e.to_string()))?;
+            if !v.is_finite() {
+                return Err(Fault::NotFinite(v));
+            }
+            let index = self.index.map(|(n, _)| n);
+            if let (Some(p), false) = (
+                self.parsed,
+                ex.var_names().iter().any(|n| Some(n.as_str()) == index),
+            ) {
+                p.set_constant(text, v);
+            }
+            return Ok(Value::Constant(v));
         }
         let names: Vec<String> = ex.var_names().to_vec();
         let mut sub = |name: &str| {
@@ -420,11 +534,13 @@ impl<'a> Scope<'a> {
                 .position(|n| n == name && n != "t")
                 .map(|k| Ex::from_num(values[k]))
         };
-        let ex = ex
+        let ex = Rc::unwrap_or_clone(ex)
             .subs(&mut sub)
             .map_err(|e| Fault::Syntax(e.to_string()))?;
         debug_assert_eq!(ex.var_names(), ["t"]);
-        let sym = record(text, &names, &values);
+        let sym = self
+            .sym_parse(text)
+            .and_then(|sym| record(Rc::unwrap_or_clone(sym), &names, values));
         Ok(Value::Timed(TimeExpr {
             ex: Box::new(ex),
             sym,
@@ -464,7 +580,7 @@ impl Scope<'_> {
     /// (replaced by their values). A variable may not also be a parameter
     /// the expression uses; `t` is a variable only if `vars` lists it.
     pub fn compile_vars(&self, text: &str, vars: &[String]) -> Result<VarExpr, Fault> {
-        let ex = parse(text)?;
+        let ex = self.parse(text).ex?;
         let names: Vec<String> = ex.var_names().to_vec();
         let mut constants = Vec::with_capacity(names.len());
         for name in &names {
@@ -486,7 +602,7 @@ impl Scope<'_> {
                 .and_then(|k| constants[k])
                 .map(Ex::from_num)
         };
-        let ex = ex
+        let ex = Rc::unwrap_or_clone(ex)
             .subs(&mut sub)
             .map_err(|e| Fault::Syntax(e.to_string()))?;
         let slots: Vec<usize> = ex
@@ -507,15 +623,10 @@ impl Scope<'_> {
     }
 }
 
-/// The operations exmex performs to evaluate `text` at t, recorded by
-/// parsing it over [`Sym`] (see `tape`), with the names other than `t`
-/// replaced by their values as in [`Scope::compile`]. `None` if exmex
-/// treats it differently than over `f64` (it does not, but then the
-/// expression is simply evaluated by exmex).
-fn record(text: &str, names: &[String], values: &[f64]) -> Option<Sym> {
-    type SymEx = FlatEx<Sym, SymOperators, Literals>;
-    // Longer expressions would not fit a tape (and exmex's recursion over
-    // them is deep): leave them to exmex.
+/// `text` parsed over [`Sym`] (see `tape`), or `None` when it is too long
+/// for a tape (exmex's recursion over long expressions is deep too: they
+/// are left to exmex).
+fn sym_parse(text: &str) -> Option<SymEx> {
     let leaves = tokens(text)
         .iter()
         .filter(|t| matches!(t, Token::Number | Token::Name(_)))
@@ -523,7 +634,15 @@ fn record(text: &str, names: &[String], values: &[f64]) -> Option<Sym> {
     if leaves > tape::REGISTERS {
         return None;
     }
-    let ex = SymEx::parse(text).ok()?;
+    SymEx::parse(text).ok()
+}
+
+/// The operations exmex performs to evaluate an expression at t, recorded
+/// by evaluating its parse over [`Sym`] ([`sym_parse`]), with the names
+/// other than `t` replaced by their values as in [`Scope::compile`].
+/// `None` if exmex treats it differently than over `f64` (it does not, but
+/// then the expression is simply evaluated by exmex).
+fn record(ex: SymEx, names: &[String], values: &[f64]) -> Option<Sym> {
     if ex.var_names() != names {
         return None;
     }
@@ -583,8 +702,13 @@ pub(crate) fn render(template: &str, scope: &Scope<'_>) -> Result<String, Fault>
         if inner.contains('{') {
             return Err(Fault::Syntax("nested `{`".into()));
         }
-        let v = scope.integer(inner)?;
-        out.push_str(&v.to_string());
+        // `{i}`, the index alone (the usual name of a repeated entry),
+        // needs no expression.
+        let v = match scope.index {
+            Some((name, i)) if inner.trim() == name => i,
+            _ => scope.integer(inner)?,
+        };
+        write!(out, "{v}").expect("writing to a String does not fail");
         rest = &after[close + 1..];
     }
     out.push_str(rest);
@@ -723,6 +847,7 @@ mod tests {
             params: &p,
             index: Some(("i", 3)),
             time: false,
+            parsed: None,
         };
         assert_eq!(render("bead{i}", &s).unwrap(), "bead3");
         assert_eq!(render("c{i-1}_{i*mass}", &s).unwrap(), "c2_6");

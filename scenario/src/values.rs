@@ -31,14 +31,16 @@ impl<'a> Ctx<'a> {
         fault_error(at, expression, what, &self.scope, f)
     }
 
-    /// A value that may depend on `t` when `time` is set.
-    pub fn value(&self, q: &SQ, what: &str, time: bool) -> Result<Value> {
-        let at = self.at(q.span());
+    /// A value that may depend on `t` when `time` is set, named by `what`
+    /// and located only when it is at fault: a repeated entry evaluates its
+    /// values many times, and a place costs a search of the line and a
+    /// copy of the path.
+    fn value_of(&self, q: &SQ, what: impl Fn() -> String, time: bool) -> Result<Value> {
         match q.get_ref() {
             Quantity::Number(x) if x.is_finite() => Ok(Value::Constant(*x)),
             Quantity::Number(x) => Err(ScenarioError::NonFinite {
-                at,
-                what: what.to_string(),
+                at: self.at(q.span()),
+                what: what(),
                 value: *x,
             }),
             Quantity::Expression(text) => {
@@ -46,13 +48,13 @@ impl<'a> Ctx<'a> {
                     .scope
                     .with_time(time)
                     .compile(text)
-                    .map_err(|f| self.fault(at.clone(), text, what, f))?;
+                    .map_err(|f| self.fault(self.at(q.span()), text, &what(), f))?;
                 if let Value::Timed(e) = &v {
                     let x = e.eval(self.t0);
                     if !x.is_finite() {
                         return Err(ScenarioError::NonFinite {
-                            at,
-                            what: format!("{what} = `{text}` at t0 = {}", self.t0),
+                            at: self.at(q.span()),
+                            what: format!("{} = `{text}` at t0 = {}", what(), self.t0),
                             value: x,
                         });
                     }
@@ -62,11 +64,16 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub fn number(&self, q: &SQ, what: &str) -> Result<f64> {
-        match self.value(q, what, false)? {
+    /// A constant value, named by `what` (called only on error).
+    fn number_of(&self, q: &SQ, what: impl Fn() -> String) -> Result<f64> {
+        match self.value_of(q, what, false)? {
             Value::Constant(v) => Ok(v),
             Value::Timed(_) => unreachable!("time is not in scope"),
         }
+    }
+
+    pub fn number(&self, q: &SQ, what: &str) -> Result<f64> {
+        self.number_of(q, || what.to_string())
     }
 
     pub fn integer(&self, q: &SQ, what: &str) -> Result<i64> {
@@ -93,7 +100,7 @@ impl<'a> Ctx<'a> {
             .get_ref()
             .iter()
             .enumerate()
-            .map(|(k, q)| self.number(q, &format!("{what}[{k}]")))
+            .map(|(k, q)| self.number_of(q, || format!("{what}[{k}]")))
             .collect::<Result<Vec<f64>>>()?;
         Ok(DVector::from_vec(values))
     }
@@ -105,7 +112,7 @@ impl<'a> Ctx<'a> {
             .get_ref()
             .iter()
             .enumerate()
-            .map(|(k, q)| self.value(q, &format!("{what}[{k}]"), true))
+            .map(|(k, q)| self.value_of(q, || format!("{what}[{k}]"), true))
             .collect::<Result<Vec<Value>>>()?;
         if let Some(c) = constants(&values) {
             return Ok(TimeVector::Constant(DVector::from_vec(c)));
@@ -164,16 +171,21 @@ impl<'a> Ctx<'a> {
         let mut values = Vec::with_capacity(rows * cols);
         for (i, row) in m.get_ref().iter().enumerate() {
             for (j, q) in row.iter().enumerate() {
-                values.push(self.value(q, &format!("{what}[{i}][{j}]"), time)?);
+                values.push(self.value_of(q, || format!("{what}[{i}][{j}]"), time)?);
             }
         }
         Ok((rows, cols, values))
     }
 
     pub fn matrix(&self, m: &SMat, what: &str) -> Result<DMatrix<f64>> {
-        let (rows, cols, values) = self.matrix_values(m, what, false)?;
-        let c = constants(&values).expect("constant values");
-        Ok(DMatrix::from_row_slice(rows, cols, &c))
+        let (rows, cols) = self.shape(m, what)?;
+        let mut values = Vec::with_capacity(rows * cols);
+        for (i, row) in m.get_ref().iter().enumerate() {
+            for (j, q) in row.iter().enumerate() {
+                values.push(self.number_of(q, || format!("{what}[{i}][{j}]"))?);
+            }
+        }
+        Ok(DMatrix::from_row_slice(rows, cols, &values))
     }
 
     pub fn time_matrix(&self, m: &SMat, what: &str) -> Result<TimeMatrix> {

@@ -52,7 +52,22 @@ impl Interaction {
 pub struct Model {
     systems: Vec<System>,
     interactions: Vec<Interaction>,
-    by_system: Vec<Vec<InteractionId>>,
+    /// The interactions of system `s` are
+    /// `by_system[by_system_start[s]..by_system_start[s + 1]]`, in
+    /// increasing order (one list for the whole graph, not one per system).
+    by_system: Vec<InteractionId>,
+    by_system_start: Vec<usize>,
+    /// Every name, for look-ups in constant time (models of many
+    /// repeated systems are looked up by name once per output column,
+    /// sensor or FMU variable).
+    names: HashMap<String, Named>,
+}
+
+/// What a name of a model names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    System(SystemId),
+    Interaction(InteractionId),
 }
 
 impl Model {
@@ -78,23 +93,23 @@ impl Model {
 
     /// The interactions that involve a system.
     pub fn interactions_of(&self, id: SystemId) -> &[InteractionId] {
-        &self.by_system[id.0]
+        &self.by_system[self.by_system_start[id.0]..self.by_system_start[id.0 + 1]]
     }
 
     /// Looks a system up by name.
     pub fn system_id(&self, name: &str) -> Option<SystemId> {
-        self.systems
-            .iter()
-            .position(|s| s.name == name)
-            .map(SystemId)
+        match self.names.get(name)? {
+            Named::System(id) => Some(*id),
+            Named::Interaction(_) => None,
+        }
     }
 
     /// Looks an interaction up by name.
     pub fn interaction_id(&self, name: &str) -> Option<InteractionId> {
-        self.interactions
-            .iter()
-            .position(|s| s.name == name)
-            .map(InteractionId)
+        match self.names.get(name)? {
+            Named::Interaction(id) => Some(*id),
+            Named::System(_) => None,
+        }
     }
 
     /// True when every system is Lagrangian (false for an empty model).
@@ -108,7 +123,7 @@ impl Model {
 pub struct ModelBuilder {
     systems: Vec<System>,
     interactions: Vec<Interaction>,
-    names: HashMap<String, ()>,
+    names: HashMap<String, Named>,
 }
 
 impl ModelBuilder {
@@ -117,14 +132,15 @@ impl ModelBuilder {
         Self::default()
     }
 
-    fn claim_name(&mut self, name: &str) -> Result<()> {
+    /// Checks that `name` is valid and not yet taken.
+    fn check_name(&self, name: &str) -> Result<()> {
         let valid = !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
             && !name.starts_with(|c: char| c.is_ascii_digit());
         if !valid {
             return Err(ModelError::InvalidName(name.to_string()));
         }
-        if self.names.insert(name.to_string(), ()).is_some() {
+        if self.names.contains_key(name) {
             return Err(ModelError::DuplicateName(name.to_string()));
         }
         Ok(())
@@ -134,12 +150,14 @@ impl ModelBuilder {
     pub fn add_system(&mut self, name: &str, ds: impl Into<DynamicalSystem>) -> Result<SystemId> {
         let ds = ds.into();
         ds.validate(name)?;
-        self.claim_name(name)?;
+        self.check_name(name)?;
+        let id = SystemId(self.systems.len());
+        self.names.insert(name.to_string(), Named::System(id));
         self.systems.push(System {
             name: name.to_string(),
             ds,
         });
-        Ok(SystemId(self.systems.len() - 1))
+        Ok(id)
     }
 
     /// Adds an interaction on one or two systems, after checking that the
@@ -206,28 +224,45 @@ impl ModelBuilder {
             }
             _ => {}
         }
-        self.claim_name(name)?;
+        self.check_name(name)?;
+        let id = InteractionId(self.interactions.len());
+        self.names.insert(name.to_string(), Named::Interaction(id));
         self.interactions.push(Interaction {
             name: name.to_string(),
             systems: systems.to_vec(),
             relation,
             law,
         });
-        Ok(InteractionId(self.interactions.len() - 1))
+        Ok(id)
     }
 
     /// Finishes the model.
     pub fn build(self) -> Model {
-        let mut by_system = vec![Vec::new(); self.systems.len()];
+        // Counts per system, their prefix sums, then each list filled in
+        // interaction order.
+        let mut start = vec![0usize; self.systems.len() + 1];
+        for inter in &self.interactions {
+            for s in &inter.systems {
+                start[s.0 + 1] += 1;
+            }
+        }
+        for k in 0..self.systems.len() {
+            start[k + 1] += start[k];
+        }
+        let mut next = start.clone();
+        let mut by_system = vec![InteractionId(0); start[self.systems.len()]];
         for (i, inter) in self.interactions.iter().enumerate() {
             for s in &inter.systems {
-                by_system[s.0].push(InteractionId(i));
+                by_system[next[s.0]] = InteractionId(i);
+                next[s.0] += 1;
             }
         }
         Model {
             systems: self.systems,
             interactions: self.interactions,
             by_system,
+            by_system_start: start,
+            names: self.names,
         }
     }
 }

@@ -136,15 +136,15 @@ impl InteractionWork {
         };
         match &inter.relation {
             Relation::LagrangianLinearTi(r) => {
-                w.split_out(&r.h.clone());
+                w.split_out(&r.h);
                 w.inp_from_out_transpose();
                 if let Some(b) = &r.b {
                     w.e.copy_from_slice(b.as_slice());
                 }
             }
             Relation::FirstOrderLinearTi(r) => {
-                w.split_out(&r.c.clone());
-                w.split_inp(&r.b.clone());
+                w.split_out(&r.c);
+                w.split_inp(&r.b);
                 w.d = r.d.clone();
                 w.f = r.f.clone();
                 if let Some(e) = &r.e {

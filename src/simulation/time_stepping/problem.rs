@@ -111,8 +111,11 @@ struct SparseAssembly {
     w: Vec<f64>,
     /// Row offset of each interaction.
     offset: Vec<usize>,
-    /// For interaction α: (system slot in α, β, system slot in β, block index of (α, β)).
-    couplings: Vec<Vec<(usize, usize, usize, usize)>>,
+    /// For interaction α, `couplings[coupling_start[α]..coupling_start[α + 1]]`:
+    /// (system slot in α, β, system slot in β, block index of (α, β)) —
+    /// one list for all interactions, not one allocation each.
+    couplings: Vec<(usize, usize, usize, usize)>,
+    coupling_start: Vec<usize>,
     /// Block index of (α, α).
     diagonal: Vec<usize>,
     /// (α, β) of each stored block, and the range of its values.
@@ -133,30 +136,31 @@ impl SparseAssembly {
         settings: SolverSettings,
     ) -> Result<Self, SimulationError> {
         let sizes: Vec<usize> = inters.iter().map(|w| w.m).collect();
-        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        // The block columns of each row α: α itself and every β sharing a
+        // system with it, sorted row by row (rows are few blocks long).
+        let mut blocks = Vec::new();
+        let mut row = Vec::new();
         for (a, wa) in inters.iter().enumerate() {
-            pairs.push((a, a));
+            row.clear();
+            row.push(a);
             for &s in &wa.systems {
-                for b in model.interactions_of(SystemId(s)) {
-                    pairs.push((a, b.0));
-                }
+                row.extend(model.interactions_of(SystemId(s)).iter().map(|b| b.0));
             }
-        }
-        pairs.sort_unstable();
-        pairs.dedup();
-        let blocks = pairs
-            .iter()
-            .map(|&(r, c)| Block {
-                row: r,
+            row.sort_unstable();
+            row.dedup();
+            blocks.extend(row.iter().map(|&c| Block {
+                row: a,
                 col: c,
-                values: vec![0.0; sizes[r] * sizes[c]],
-            })
-            .collect();
+                values: vec![0.0; sizes[a] * sizes[c]],
+            }));
+        }
         let matrix =
             BlockSparseMatrix::new(&sizes, &sizes, blocks).map_err(SimulationError::Numerics)?;
-        let mut couplings = vec![Vec::new(); inters.len()];
+        let mut couplings = Vec::new();
+        let mut coupling_start = Vec::with_capacity(inters.len() + 1);
         let mut diagonal = vec![0; inters.len()];
         for (a, wa) in inters.iter().enumerate() {
+            coupling_start.push(couplings.len());
             diagonal[a] = matrix.block_index(a, a).expect("diagonal block");
             for (ka, &s) in wa.systems.iter().enumerate() {
                 for b in model.interactions_of(SystemId(s)) {
@@ -166,10 +170,11 @@ impl SparseAssembly {
                         .position(|&x| x == s)
                         .expect("linked system");
                     let k = matrix.block_index(a, b.0).expect("coupling block");
-                    couplings[a].push((ka, b.0, kb, k));
+                    couplings.push((ka, b.0, kb, k));
                 }
             }
         }
+        coupling_start.push(couplings.len());
         let mut offset = Vec::with_capacity(inters.len());
         let mut n = 0;
         for w in inters {
@@ -202,6 +207,7 @@ impl SparseAssembly {
             w: vec![0.0; n],
             offset,
             couplings,
+            coupling_start,
             diagonal,
             block_pair,
             full_blocks: None,
@@ -267,7 +273,8 @@ impl SparseAssembly {
         if all_fixed && self.full_blocks.is_none() {
             mat.values_mut().fill(0.0);
             for a in 0..inters.len() {
-                Self::add_row_blocks(mat, &self.couplings[a], self.diagonal[a], inters, a, true);
+                let cs = &self.couplings[self.coupling_start[a]..self.coupling_start[a + 1]];
+                Self::add_row_blocks(mat, cs, self.diagonal[a], inters, a, true);
             }
             self.full_blocks = Some(mat.values_mut().to_vec());
         }
@@ -295,7 +302,7 @@ impl SparseAssembly {
                     if inters[a].active {
                         Self::add_row_blocks(
                             mat,
-                            &self.couplings[a],
+                            &self.couplings[self.coupling_start[a]..self.coupling_start[a + 1]],
                             self.diagonal[a],
                             inters,
                             a,
