@@ -12,6 +12,7 @@
 //! half-written.
 
 pub mod csv_out;
+pub mod friction_text;
 pub mod plot;
 pub mod scenario;
 pub mod siconos_text;

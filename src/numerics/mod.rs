@@ -17,6 +17,7 @@ pub mod dense_lu;
 pub mod elementary;
 pub mod error;
 pub(crate) mod fb_newton;
+pub mod friction;
 pub mod lcp;
 pub mod matrix;
 pub mod mlcp;
