@@ -12,6 +12,7 @@
 //! half-written.
 
 pub mod csv_out;
+pub mod fclib;
 pub mod friction_text;
 pub mod plot;
 pub mod scenario;

@@ -118,11 +118,7 @@ pub type Planted = (DMatrix<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
 /// A planted problem: W symmetric positive definite (A Aᵀ + I/2, with a
 /// sparse contact coupling), states per contact, and q = u − W r built
 /// from the planted (r, u). Returns (W, q, μ, r*, u*).
-pub fn planted(
-    d: usize,
-    states: &[State],
-    rng: &mut Rng,
-) -> Planted {
+pub fn planted(d: usize, states: &[State], rng: &mut Rng) -> Planted {
     let nc = states.len();
     let n = d * nc;
     let a = DMatrix::from_fn(n, n, |i, j| {
