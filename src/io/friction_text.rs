@@ -8,6 +8,8 @@
 //! with matrices as NumericsMatrix blocks (dense, sparse block or CSparse
 //! dump; see [`super::siconos_text`]) and per-contact ordering [N, T1, T2].
 //! n, the size of M, is read from M's header. Text after `mu` is ignored.
+//! A large, mostly-zero dense W is stored block-sparse over the contact
+//! blocks (see `sparsify`).
 //! The writers emit full precision (`%.17e`), dense matrices in storage 0
 //! and block-sparse ones in storage 1, which Siconos 4.4 reads.
 
@@ -17,7 +19,7 @@ use std::path::Path;
 
 use super::siconos_text::{read_bytes, write_matrix_block, write_values, ReadError, TextReader};
 use crate::numerics::friction::{FrictionProblem, GlobalFrictionProblem};
-use crate::numerics::matrix::ProblemMatrix;
+use crate::numerics::matrix::{BlockSparseMatrix, Matrix, ProblemMatrix};
 
 fn header(rd: &mut TextReader<'_>) -> Result<(usize, usize), ReadError> {
     let d = rd.size("d (the contact dimension)")?;
@@ -28,6 +30,28 @@ fn header(rd: &mut TextReader<'_>) -> Result<(usize, usize), ReadError> {
     Ok((d, nc))
 }
 
+/// A dense W of at least 200 unknowns (e.g. read from a CSparse dump) whose
+/// contact blocks are at most half non-zero is stored block-sparse over the
+/// d × d contact blocks: the solvers then work in O(non-zero blocks).
+fn sparsify(w: Matrix, d: usize, nc: usize) -> Matrix {
+    match w {
+        Matrix::Dense(m) if d * nc >= 200 => {
+            let nonzero = (0..nc)
+                .flat_map(|i| (0..nc).map(move |j| (i, j)))
+                .filter(|&(i, j)| m.view((i * d, j * d), (d, d)).iter().any(|v| *v != 0.0))
+                .count();
+            let sizes = vec![d; nc];
+            if 2 * nonzero <= nc * nc {
+                if let Ok(b) = BlockSparseMatrix::from_dense(&m, &sizes, &sizes) {
+                    return Matrix::BlockSparse(b);
+                }
+            }
+            Matrix::Dense(m)
+        }
+        w => w,
+    }
+}
+
 /// Parses a local frictional contact problem (fc2d/fc3d) from the contents
 /// of a file; `path` is used in messages only.
 pub fn parse_friction(path: impl AsRef<Path>, src: &[u8]) -> Result<FrictionProblem, ReadError> {
@@ -35,7 +59,7 @@ pub fn parse_friction(path: impl AsRef<Path>, src: &[u8]) -> Result<FrictionProb
     let mut rd = TextReader::new(path, src);
     let (d, nc) = header(&mut rd)?;
     let n = d * nc;
-    let w = rd.matrix("W", n, n)?;
+    let w = sparsify(rd.matrix("W", n, n)?, d, nc);
     let q = rd.vector(n, "q")?;
     let mu = rd.vector(nc, "mu")?;
     FrictionProblem::new(d, w, q, mu).map_err(|e| rd.invalid(e.to_string()))

@@ -52,13 +52,14 @@ pub fn natural_map(d: usize, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
     s.sqrt()
 }
 
-/// The Siconos 4.4 normalisation: natural map / max(‖q‖, ‖r‖, ‖u‖).
+/// The Siconos 4.4 normalisation: natural map / max(‖q‖, ‖r‖, ‖u‖), not
+/// normalised when that maximum is below the machine epsilon.
 pub fn siconos_error(d: usize, w: &DMatrix<f64>, q: &[f64], mu: &[f64], r: &[f64]) -> f64 {
     let u = velocity(w, q, r);
     let n2 = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
     let scale = n2(q).max(n2(r)).max(n2(&u));
     let e = natural_map(d, mu, r, &u);
-    if scale > 0.0 {
+    if scale > f64::EPSILON {
         e / scale
     } else {
         e

@@ -2,14 +2,17 @@
 //!
 //! 1. NSGS (Alart–Curnier local Newton), at most 50 sweeps: it often solves
 //!    easy problems outright and always gives a good starting point;
-//! 2. nonsmooth Newton on the Alart–Curnier function from there (100 steps);
-//! 3. PROX (proximal point around Newton) from the best point so far
-//!    (100 outer iterations);
-//! 4. NSGS again from the best point, for the rest of the iteration budget
+//! 2. nonsmooth Newton on the Alart–Curnier function from there (30 steps):
+//!    fast when NSGS has found the contact statuses;
+//! 3. PROX (proximal point around the Newton method) from the best point so
+//!    far (100 outer iterations): the most robust route to tight tolerances;
+//! 4. Newton again from the best point (50 steps);
+//! 5. NSGS again from the best point, for the rest of the iteration budget
 //!    (`settings.max_iterations` sweeps, 2000 by default).
 //!
-//! Newton and PROX factor a dense Jacobian, so they are skipped beyond
-//! 3000 unknowns. Each stage stops as soon as the Siconos-normalised error
+//! PROX and Newton factor the Jacobian (sparse LU for a block-sparse W
+//! beyond 200 unknowns, dense otherwise); with a dense W they are skipped
+//! beyond 3000 unknowns. Each stage stops as soon as the Siconos-normalised error
 //! meets the tolerance; the returned r is the best one met (smallest
 //! error), and it is reported solved only if its recomputed error meets the
 //! tolerance.
@@ -17,6 +20,7 @@
 use super::newton::NewtonWork;
 use super::nsgs::Nsgs;
 use super::prox::Prox;
+use super::sparse_jacobian::SparseJacobian;
 use super::{FrictionProblem, FrictionSolver};
 use crate::numerics::error::Result;
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
@@ -85,25 +89,36 @@ impl FrictionSolver for DefaultFriction {
         let mut iterations = 0;
         let mut solver = "nsgs";
         let done = |e: f64| e <= tol;
+        let factorable = n <= DENSE_LIMIT || SparseJacobian::applies(p);
         if !done(best_err) {
             self.nsgs.prepare(p);
             iterations += self.nsgs.run(p, r, u, 50, tol);
             best_err = keep_best(p, r, u, &mut self.best, best_err);
         }
-        if !done(best_err) && n <= DENSE_LIMIT {
+        if !done(best_err) && factorable {
             solver = "newton-ac";
             r.copy_from_slice(&self.best);
             self.newton.prepare(p);
-            let (k, _) = self.newton.run(p, &p.q, r, u, 100, tol, None);
+            let (k, _) = self.newton.run(p, &p.q, r, u, 30, tol, None);
             iterations += k;
             if r.iter().all(|v| v.is_finite()) {
                 best_err = keep_best(p, r, u, &mut self.best, best_err);
             }
         }
-        if !done(best_err) && n <= DENSE_LIMIT {
+        if !done(best_err) && factorable {
             solver = "prox";
             r.copy_from_slice(&self.best);
             let (k, _) = self.prox.run(p, r, u, 100, tol);
+            iterations += k;
+            if r.iter().all(|v| v.is_finite()) {
+                best_err = keep_best(p, r, u, &mut self.best, best_err);
+            }
+        }
+        if !done(best_err) && factorable {
+            solver = "newton-ac";
+            r.copy_from_slice(&self.best);
+            self.newton.prepare(p);
+            let (k, _) = self.newton.run(p, &p.q, r, u, 50, tol, None);
             iterations += k;
             if r.iter().all(|v| v.is_finite()) {
                 best_err = keep_best(p, r, u, &mut self.best, best_err);

@@ -24,7 +24,8 @@
 //! [`FrictionProblem::errors`]), the absolute natural-map norm
 //! ‖F(r)‖₂ = ‖r − P_K(r − û)‖₂ (P_K the projection on the product of the cones),
 //! and [`SolveReport::error`] its Siconos 4.4 normalisation
-//! ‖F‖ / max(‖q‖, ‖r‖, ‖u‖), to which the tolerance applies. The ABH 2018
+//! ‖F‖ / max(‖q‖, ‖r‖, ‖u‖) (not normalised when that maximum is below the
+//! machine epsilon, as Siconos does), to which the tolerance applies. The ABH 2018
 //! paper's ‖F‖ / ‖q‖ is in [`FrictionErrors::paper`].
 //!
 //! # Solvers
@@ -44,6 +45,7 @@ pub(crate) mod local;
 mod newton;
 mod nsgs;
 mod prox;
+mod sparse_jacobian;
 mod vi;
 
 pub use admm::Admm;
@@ -79,9 +81,10 @@ pub struct FrictionErrors {
     /// ‖r − P_K(r − û)‖₂.
     pub absolute: f64,
     /// absolute / max(‖q‖, ‖r‖, ‖u‖) (Siconos 4.4 `fc3d_compute_error`;
-    /// absolute when all three vanish).
+    /// absolute when that maximum is below the machine epsilon, as Siconos).
     pub siconos: f64,
-    /// absolute / ‖q‖ (Acary, Brémond, Huber 2018; absolute when q = 0).
+    /// absolute / ‖q‖ (Acary, Brémond, Huber 2018; absolute when ‖q‖ is
+    /// below the machine epsilon).
     pub paper: f64,
 }
 
@@ -153,12 +156,16 @@ impl FrictionProblem {
         let scale = nq.max(norm2(r)).max(norm2(u));
         FrictionErrors {
             absolute,
-            siconos: if scale > 0.0 {
+            siconos: if scale > f64::EPSILON {
                 absolute / scale
             } else {
                 absolute
             },
-            paper: if nq > 0.0 { absolute / nq } else { absolute },
+            paper: if nq > f64::EPSILON {
+                absolute / nq
+            } else {
+                absolute
+            },
         }
     }
 }

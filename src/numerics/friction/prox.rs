@@ -6,7 +6,7 @@
 //! r_{k+1} = r_k solves the original problem. W + η I is better conditioned
 //! than W (positive definite when W is positive semidefinite). η starts at
 //! max_i (W_ii) and is divided by 4 after an outer step whose inner solve
-//! converged (to ‖Φ‖ ≤ ‖F(r_k)‖ / 10), multiplied by 4 otherwise. The outer
+//! converged (‖Φ‖ reduced 1000-fold), multiplied by 4 otherwise. The outer
 //! loop stops when the Siconos-normalised error of the original problem
 //! meets the tolerance (checked at every inner step too).
 
