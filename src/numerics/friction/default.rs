@@ -1,7 +1,8 @@
 //! The default frictional contact solver: picks and falls back.
 //!
 //! 1. NSGS (Alart–Curnier local Newton), at most 50 sweeps: it often solves
-//!    easy problems outright and always gives a good starting point;
+//!    easy problems outright and always gives a good starting point (skipped
+//!    for problems of at most 30 unknowns);
 //! 2. nonsmooth Newton on the Alart–Curnier function from there (30 steps):
 //!    fast when NSGS has found the contact statuses;
 //! 3. PROX (proximal point around the Newton method) from the best point so
@@ -25,6 +26,9 @@ use super::{FrictionProblem, FrictionSolver};
 use crate::numerics::error::Result;
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
 use crate::numerics::settings::SolverSettings;
+
+/// Largest number of unknowns for which the first NSGS stage is skipped.
+const SMALL: usize = 30;
 
 /// Largest number of unknowns for the dense Newton and PROX stages.
 const DENSE_LIMIT: usize = 3000;
@@ -90,7 +94,9 @@ impl FrictionSolver for DefaultFriction {
         let mut solver = "nsgs";
         let done = |e: f64| e <= tol;
         let factorable = n <= DENSE_LIMIT || SparseJacobian::applies(p);
-        if !done(best_err) {
+        // Small problems go straight to Newton: NSGS sweeps cost more than
+        // the dense factorisations there.
+        if !done(best_err) && n > SMALL {
             self.nsgs.prepare(p);
             iterations += self.nsgs.run(p, r, u, 50, tol);
             best_err = keep_best(p, r, u, &mut self.best, best_err);

@@ -34,6 +34,9 @@ pub struct Nsgs {
     omega: f64,
     timed: bool,
     contacts: Contacts,
+    /// Relative tolerance of the local solves: 10⁻³ × the tolerance, at
+    /// least 10⁻¹⁵ (relative to the contact's scale ‖q̃_i‖∞ + ‖r_i‖∞ max W_kk).
+    local_rel: f64,
 }
 
 impl Nsgs {
@@ -46,6 +49,7 @@ impl Nsgs {
             omega: 1.0,
             timed: true,
             contacts: Contacts::default(),
+            local_rel: 1e-15,
         }
     }
 
@@ -80,11 +84,11 @@ impl Nsgs {
             let scale = ql[..d].iter().fold(0.0f64, |m, v| m.max(v.abs()))
                 + ri.iter().fold(0.0f64, |m, v| m.max(v.abs()))
                     * (0..d).fold(0.0f64, |m, k| m.max(w[k][k].abs()));
-            let tol = 1e-15 * scale + f64::MIN_POSITIVE;
+            let tol = self.local_rel * scale + f64::MIN_POSITIVE;
             match self.local {
                 LocalSolver::NewtonAc => {
-                    if !local::newton_ac(d, w, &ql, mu, ri, tol, 20) {
-                        local::projection(d, w, &ql, mu, ri, tol, 50);
+                    if !local::newton_ac(d, w, &ql, mu, ri, tol, 10) {
+                        local::projection(d, w, &ql, mu, ri, tol, 20);
                     }
                 }
                 LocalSolver::Projection => {
@@ -120,6 +124,7 @@ impl Nsgs {
         max_sweeps: usize,
         tol: f64,
     ) -> usize {
+        self.local_rel = (1e-3 * tol).max(1e-15);
         for k in 1..=max_sweeps {
             let (dr2, r2) = self.sweep(p, r);
             if !dr2.is_finite() {
