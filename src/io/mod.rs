@@ -11,6 +11,8 @@
 //! are drawn by crate `nonsmooth-plot`.
 
 pub mod csv_out;
+pub mod fclib;
+pub mod friction_text;
 pub mod siconos_text;
 
 use std::fmt;

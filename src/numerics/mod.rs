@@ -15,6 +15,7 @@
 pub mod dense_lu;
 pub mod error;
 pub(crate) mod fb_newton;
+pub mod friction;
 pub mod lcp;
 pub mod matrix;
 pub mod mlcp;

@@ -9,6 +9,7 @@ mod fmu;
 mod plot;
 mod run;
 mod solve;
+mod solve_friction;
 
 use std::process::ExitCode;
 

@@ -7,17 +7,18 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use nonsmooth::io::{read_problem_with_notes, Problem, ProblemKind};
+use nonsmooth::numerics::friction::FRICTION_SOLVERS;
 use nonsmooth::numerics::lcp::{lcp_solver, LCP_SOLVERS};
 use nonsmooth::numerics::mlcp::{mlcp_solver, MLCP_SOLVERS};
 use nonsmooth::numerics::relay::{relay_solver, RELAY_SOLVERS};
 use nonsmooth::numerics::{SolveReport, SolverSettings};
 
 /// Exit status: solved to the tolerance.
-const EXIT_SOLVED: u8 = 0;
+pub(super) const EXIT_SOLVED: u8 = 0;
 /// Exit status: the solver ran but did not reach the tolerance.
-const EXIT_NOT_SOLVED: u8 = 1;
+pub(super) const EXIT_NOT_SOLVED: u8 = 1;
 /// Exit status: bad input (file, parse, settings).
-const EXIT_BAD_INPUT: u8 = 2;
+pub(super) const EXIT_BAD_INPUT: u8 = 2;
 
 /// Problem family, as given on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -28,14 +29,25 @@ pub enum Family {
     Mlcp,
     /// Relay / box-constrained LCP: `n`, M, q, lb, ub.
     Relay,
+    /// 2D frictional contact (local): d, nc, W, q, mu.
+    Fc2d,
+    /// 3D frictional contact (local): d, nc, W, q, mu; or an FCLIB `.hdf5`
+    /// file (a global one is solved in its reduced local form).
+    Fc3d,
+    /// 3D global frictional contact: d, nc, M, H, q, b, mu; or an FCLIB
+    /// global `.hdf5` file.
+    Gfc3d,
 }
 
-impl From<Family> for ProblemKind {
-    fn from(f: Family) -> Self {
-        match f {
-            Family::Lcp => ProblemKind::Lcp,
-            Family::Mlcp => ProblemKind::Mlcp,
-            Family::Relay => ProblemKind::Relay,
+impl Family {
+    /// The complementarity family (`None` for the frictional ones, which
+    /// `solve_friction` handles).
+    fn kind(self) -> Option<ProblemKind> {
+        match self {
+            Family::Lcp => Some(ProblemKind::Lcp),
+            Family::Mlcp => Some(ProblemKind::Mlcp),
+            Family::Relay => Some(ProblemKind::Relay),
+            Family::Fc2d | Family::Fc3d | Family::Gfc3d => None,
         }
     }
 }
@@ -107,7 +119,8 @@ fn error_measure(kind: ProblemKind) -> &'static str {
 /// Help shown after `-h`.
 pub fn short_help() -> String {
     format!(
-        "Solvers (--solver):\n  lcp:   {LCP_SOLVERS}\n  mlcp:  {MLCP_SOLVERS}\n  relay: {RELAY_SOLVERS}\n\n\
+        "Solvers (--solver):\n  lcp:   {LCP_SOLVERS}\n  mlcp:  {MLCP_SOLVERS}\n  relay: {RELAY_SOLVERS}\n  \
+         fc2d, fc3d, gfc3d: {FRICTION_SOLVERS}\n\n\
          Exit status: 0 solved, 1 not solved to the tolerance, 2 bad input. See --help for more."
     )
 }
@@ -118,12 +131,15 @@ pub fn long_help() -> String {
         "Solvers (--solver; `default` chains the family's methods):\n  \
            lcp:   {LCP_SOLVERS}\n  \
            mlcp:  {MLCP_SOLVERS}\n  \
-           relay: {RELAY_SOLVERS}\n\n\
+           relay: {RELAY_SOLVERS}\n  \
+           fc2d, fc3d, gfc3d: {FRICTION_SOLVERS}\n\n\
          Error measures (both are printed; --tol applies to `error`, normalised as Siconos does):\n  \
            lcp:   error = ||min(z, w)||_2 / ||q||_2\n  \
            relay: error = ||z - P_[lb,ub](z - w)||_2 / (1 + ||q||_2)\n  \
            mlcp:  error = ||r||_2 / (1 + ||q||_2), with r = w on the equality rows and\n         \
                   min(z, w) on the complementarity rows (the natural map)\n  \
+           fc:    error = ||r - P_K(r - u - mu ||u_T|| e_N)||_2 / max(||q||, ||r||, ||u||)\n         \
+                  (Siconos 4.4); error_paper = the same over ||q|| (ABH 2018)\n  \
            error_abs is the unnormalised numerator, the absolute natural-map norm.\n\n\
          Output: z and w = M z + q; for an MLCP also u = z[..n] (the equality unknowns)\n\
          and v = z[n..]. The file's problem is solved from z = 0.\n\n\
@@ -147,10 +163,12 @@ struct Outcome {
 /// Reads and solves; `Err` carries the bad-input message.
 fn solve(args: &SolveArgs) -> Result<Outcome, String> {
     let kind = match args.problem {
-        Some(f) => ProblemKind::from(f),
+        Some(f) => f
+            .kind()
+            .ok_or_else(|| format!("{f:?} is a frictional contact family"))?,
         None => ProblemKind::infer(&args.file).ok_or_else(|| {
             format!(
-                "cannot tell the problem family of {} from its path; pass --problem lcp|mlcp|relay",
+                "cannot tell the problem family of {} from its path; pass --problem lcp|mlcp|relay|fc2d|fc3d|gfc3d",
                 args.file.display()
             )
         })?,
@@ -225,7 +243,7 @@ fn num_text(x: f64) -> String {
     }
 }
 
-fn vec_text(v: &[f64]) -> String {
+pub(super) fn vec_text(v: &[f64]) -> String {
     let items: Vec<String> = v.iter().map(|x| num_text(*x)).collect();
     format!("[{}]", items.join(", "))
 }
@@ -265,6 +283,9 @@ fn print_text(file: &Path, out: &Outcome, requested: &str, tolerance: f64) {
 
 /// Runs `nonsmooth solve` and returns its exit status.
 pub fn run(args: &SolveArgs) -> ExitCode {
+    if let Some(family) = super::solve_friction::family_of(args) {
+        return super::solve_friction::run(args, family);
+    }
     let out = match solve(args) {
         Ok(out) => out,
         Err(msg) => {

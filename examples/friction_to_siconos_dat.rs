@@ -1,0 +1,64 @@
+//! Rewrites frictional contact problems in the Siconos 4.4 text layout, for
+//! the Siconos oracle (tests/oracle/siconos_friction.py): FCLIB `.hdf5`
+//! files (local or global; Siconos' Python build has no FCLIB reader) and
+//! `.dat` files whose W is a CSparse dump (storage 2, which Siconos 4.4's
+//! drivers refuse) go out with W block-sparse over the contact blocks.
+//!
+//! Usage: cargo run --release --example friction_to_siconos_dat -- OUT_DIR FILE...
+//! Prints one line per file: `<input> <output> local|global` (or `skip <input>: why`).
+
+use std::path::Path;
+
+use nonsmooth::io::fclib::{read_fclib, FclibProblem};
+use nonsmooth::io::friction_text::{read_friction, write_friction, write_global_friction};
+use nonsmooth::numerics::friction::FrictionProblem;
+use nonsmooth::numerics::{BlockSparseMatrix, Matrix};
+
+fn to_block_sparse(p: FrictionProblem) -> Result<FrictionProblem, String> {
+    let sizes = vec![p.dim; p.contacts()];
+    let w = match &p.w {
+        Matrix::Dense(d) => Matrix::BlockSparse(
+            BlockSparseMatrix::from_dense(d, &sizes, &sizes).map_err(|e| e.to_string())?,
+        ),
+        Matrix::BlockSparse(_) => p.w.clone(),
+    };
+    FrictionProblem::new(p.dim, w, p.q, p.mu).map_err(|e| e.to_string())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((out, files)) = args.split_first() else {
+        eprintln!("usage: friction_to_siconos_dat OUT_DIR FILE...");
+        std::process::exit(2);
+    };
+    let out = Path::new(out);
+    for f in files {
+        let path = Path::new(f);
+        let stem = path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dest = out.join(format!("{stem}.dat"));
+        let result = if stem.ends_with(".hdf5") {
+            match read_fclib(path) {
+                Ok(FclibProblem::Local(p)) => to_block_sparse(p)
+                    .and_then(|p| write_friction(&dest, &p).map_err(|e| e.to_string()))
+                    .map(|_| "local"),
+                Ok(FclibProblem::Global(g)) => write_global_friction(&dest, &g)
+                    .map_err(|e| e.to_string())
+                    .map(|_| "global"),
+                Err(e) => Err(e.to_string()),
+            }
+        } else {
+            read_friction(path)
+                .map_err(|e| e.to_string())
+                .and_then(to_block_sparse)
+                .and_then(|p| write_friction(&dest, &p).map_err(|e| e.to_string()))
+                .map(|_| "local")
+        };
+        match result {
+            Ok(kind) => println!("{} {} {kind}", path.display(), dest.display()),
+            Err(e) => println!("skip {}: {e}", path.display()),
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The Coulomb cone of one contact, the natural map and the Alart–Curnier
+//! function, for contacts of dimension d ∈ {2, 3} stored [N, T1(, T2)].
+
+/// Projects x = (x_N, x_T) on K_μ = {‖x_T‖ ≤ μ x_N} in place:
+/// x itself inside K_μ; 0 inside the polar cone {μ‖x_T‖ ≤ −x_N};
+/// otherwise s·(1, μ x_T/‖x_T‖) with s = (x_N + μ‖x_T‖)/(1 + μ²).
+#[inline]
+pub fn project_on_cone(x: &mut [f64], mu: f64) {
+    let n = x[0];
+    let nt = tangent_norm(x);
+    if nt <= mu * n {
+        return;
+    }
+    if mu * nt <= -n {
+        x.iter_mut().for_each(|v| *v = 0.0);
+        return;
+    }
+    let s = (n + mu * nt) / (1.0 + mu * mu);
+    x[0] = s;
+    let k = mu * s / nt;
+    x[1..].iter_mut().for_each(|v| *v *= k);
+}
+
+/// ‖x_T‖ of one contact.
+#[inline]
+pub fn tangent_norm(x: &[f64]) -> f64 {
+    if x.len() == 2 {
+        x[1].abs()
+    } else {
+        x[1].hypot(x[2])
+    }
+}
+
+/// The squared natural map ‖r − P_K(r − û)‖² of one contact, with
+/// û = u + μ‖u_T‖ e_N.
+#[inline]
+pub fn contact_natural_map_sq(r: &[f64], u: &[f64], mu: f64) -> f64 {
+    let d = r.len();
+    let mut x = [0.0; 3];
+    let ut = tangent_norm(u);
+    x[0] = r[0] - u[0] - mu * ut;
+    for k in 1..d {
+        x[k] = r[k] - u[k];
+    }
+    project_on_cone(&mut x[..d], mu);
+    (0..d).map(|k| (r[k] - x[k]) * (r[k] - x[k])).sum()
+}
+
+/// ‖r − P_K(r − û)‖₂ over all contacts.
+pub fn natural_map_norm(dim: usize, r: &[f64], u: &[f64], mu: &[f64]) -> f64 {
+    mu.iter()
+        .enumerate()
+        .map(|(i, &m)| {
+            let s = i * dim..(i + 1) * dim;
+            contact_natural_map_sq(&r[s.clone()], &u[s], m)
+        })
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// The Alart–Curnier function of one contact (Jean–Moreau variant) and an
+/// element of its generalised Jacobian:
+///
+/// Φ_N = r_N − max(0, r_N − ρ u_N),
+/// Φ_T = r_T − P_{D(μ max(0, r_N − ρ u_N))}(r_T − ρ u_T),
+///
+/// with D(R) the disk of radius R. Φ = 0 exactly when (r, u) satisfies
+/// Coulomb's law. dΦ = D·dr + E·du: `dm` and `em` receive D and E
+/// (row-major, d × d in the top-left corner).
+#[inline]
+pub fn alart_curnier(
+    r: &[f64],
+    u: &[f64],
+    mu: f64,
+    rho: f64,
+    phi: &mut [f64; 3],
+    dm: &mut [[f64; 3]; 3],
+    em: &mut [[f64; 3]; 3],
+) {
+    let d = r.len();
+    *dm = [[0.0; 3]; 3];
+    *em = [[0.0; 3]; 3];
+    let a = r[0] - rho * u[0];
+    if a > 0.0 {
+        phi[0] = rho * u[0];
+        em[0][0] = rho;
+    } else {
+        phi[0] = r[0];
+        dm[0][0] = 1.0;
+    }
+    let radius = mu * a.max(0.0);
+    let mut b = [0.0; 3];
+    for k in 1..d {
+        b[k] = r[k] - rho * u[k];
+    }
+    let nb = tangent_norm(&b[..d]);
+    if nb <= radius {
+        for k in 1..d {
+            phi[k] = rho * u[k];
+            em[k][k] = rho;
+        }
+    } else if radius > 0.0 {
+        // P = R b/‖b‖; dP = G (dr_T − ρ du_T) + b̂ dR, G = (R/‖b‖)(I − b̂ b̂ᵀ),
+        // dR = μ (dr_N − ρ du_N) (a > 0 here).
+        let c = radius / nb;
+        for j in 1..d {
+            let bj = b[j] / nb;
+            phi[j] = r[j] - radius * bj;
+            for k in 1..d {
+                let bk = b[k] / nb;
+                let g = c * (if j == k { 1.0 } else { 0.0 } - bj * bk);
+                dm[j][k] = if j == k { 1.0 } else { 0.0 } - g;
+                em[j][k] = rho * g;
+            }
+            dm[j][0] = -mu * bj;
+            em[j][0] = rho * mu * bj;
+        }
+    } else {
+        for k in 1..d {
+            phi[k] = r[k];
+            dm[k][k] = 1.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projection_is_idempotent_and_in_the_cone() {
+        let cases: [[f64; 3]; 5] = [
+            [1.0, 0.1, 0.2],
+            [-1.0, 0.1, 0.0],
+            [0.5, 3.0, -4.0],
+            [-0.2, 1.0, 1.0],
+            [0.0, 0.0, 0.0],
+        ];
+        for mu in [0.0, 0.3, 1.0, 2.5] {
+            for c in cases {
+                let mut x = c;
+                project_on_cone(&mut x, mu);
+                assert!(tangent_norm(&x) <= mu * x[0] + 1e-14, "{c:?} {mu}");
+                let mut y = x;
+                project_on_cone(&mut y, mu);
+                for k in 0..3 {
+                    assert!((x[k] - y[k]).abs() < 1e-14);
+                }
+                // x − P(x) is in the polar cone and orthogonal to P(x).
+                let e: Vec<f64> = (0..3).map(|k| c[k] - x[k]).collect();
+                let dot: f64 = (0..3).map(|k| e[k] * x[k]).sum();
+                assert!(dot.abs() < 1e-12, "{c:?} {mu}");
+                assert!(mu * tangent_norm(&e) <= -e[0] + 1e-12, "{c:?} {mu}");
+            }
+        }
+    }
+
+    #[test]
+    fn alart_curnier_jacobian_matches_finite_differences() {
+        let r = [1.0, 0.4, -0.7];
+        let u = [0.2, 0.5, 0.1];
+        let (mu, rho) = (0.6, 0.8);
+        let (mut phi, mut dm, mut em) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
+        alart_curnier(&r, &u, mu, rho, &mut phi, &mut dm, &mut em);
+        let h = 1e-7;
+        for k in 0..3 {
+            let mut rp = r;
+            rp[k] += h;
+            let mut up = u;
+            up[k] += h;
+            let (mut p1, mut p2) = ([0.0; 3], [0.0; 3]);
+            let (mut d1, mut e1) = ([[0.0; 3]; 3], [[0.0; 3]; 3]);
+            alart_curnier(&rp, &u, mu, rho, &mut p1, &mut d1, &mut e1);
+            alart_curnier(&r, &up, mu, rho, &mut p2, &mut d1, &mut e1);
+            for j in 0..3 {
+                assert!(((p1[j] - phi[j]) / h - dm[j][k]).abs() < 1e-5);
+                assert!(((p2[j] - phi[j]) / h - em[j][k]).abs() < 1e-5);
+            }
+        }
+    }
+}

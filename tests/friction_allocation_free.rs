@@ -1,0 +1,87 @@
+//! Once sized, the frictional contact solvers solve further problems of the
+//! same size without allocating (a counting global allocator, per thread).
+
+mod friction_oracle;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use friction_oracle::{planted, Rng, State};
+use nonsmooth::numerics::friction::{friction_solver, FrictionProblem, FRICTION_SOLVERS};
+use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveStatus, SolverSettings};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(|c| c.get())
+}
+
+#[test]
+fn second_solve_of_the_same_size_allocates_nothing() {
+    let mut rng = Rng(4242);
+    let states = [
+        State::Separated,
+        State::Sticking,
+        State::Sliding,
+        State::Sliding,
+        State::Sticking,
+    ];
+    for d in [2, 3] {
+        let (w1, q1, mu1, _, _) = planted(d, &states, &mut rng);
+        let (w2, q2, mu2, _, _) = planted(d, &states, &mut rng);
+        let sizes = vec![d; states.len()];
+        let bs = |w| Matrix::BlockSparse(BlockSparseMatrix::from_dense(w, &sizes, &sizes).unwrap());
+        let first = FrictionProblem::new(d, bs(&w1), q1, mu1).unwrap();
+        let second = FrictionProblem::new(d, bs(&w2), q2, mu2).unwrap();
+        for name in FRICTION_SOLVERS.split(", ") {
+            let s = SolverSettings {
+                tolerance: 1e-10,
+                ..Default::default()
+            };
+            let mut solver = friction_solver(name, s).unwrap();
+            solver.set_timed(false);
+            let n = first.size();
+            let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+            let rep = solver.solve(&first, &mut r, &mut u).unwrap();
+            let must_solve = !matches!(name, "vi-eg" | "admm" | "nsgs-proj");
+            assert!(
+                !must_solve || rep.status == SolveStatus::Solved,
+                "{name} d={d}"
+            );
+            r.iter_mut().for_each(|v| *v = 0.0);
+            let before = allocations();
+            let rep = solver.solve(&second, &mut r, &mut u).unwrap();
+            let after = allocations();
+            assert!(
+                !must_solve || rep.status == SolveStatus::Solved,
+                "{name} d={d}"
+            );
+            assert_eq!(
+                after - before,
+                0,
+                "{name} d={d} allocated on its second solve"
+            );
+        }
+    }
+}
