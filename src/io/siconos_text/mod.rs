@@ -83,10 +83,10 @@ mod problems;
 mod scanning;
 mod writing;
 
+pub(crate) use primitives::{read_bytes, write_matrix_block, write_values, TextReader};
 pub use problems::{
     parse_lcp, parse_mlcp, parse_relay, read_lcp, read_mlcp, read_mlcp_file, read_relay, MlcpFile,
 };
-pub(crate) use primitives::{read_bytes, write_matrix_block, write_values, TextReader};
 pub use scanning::{Location, ReadError};
 pub use writing::{
     write_lcp, write_lcp_to, write_mlcp, write_mlcp_to, write_relay, write_relay_to,

@@ -87,4 +87,3 @@ pub(crate) fn write_values(w: &mut impl Write, what: &str, v: &[f64]) -> io::Res
     refuse_non_finite(what, v)?;
     write_vector(w, v)
 }
-
