@@ -11,7 +11,7 @@ use std::path::Path;
 
 use nonsmooth::io::fclib::{read_fclib, FclibProblem};
 use nonsmooth::io::friction_text::{read_friction, write_friction, write_global_friction};
-use nonsmooth::numerics::friction::FrictionProblem;
+use nonsmooth::numerics::friction::{FrictionProblem, GlobalFrictionProblem};
 use nonsmooth::numerics::{BlockSparseMatrix, Matrix};
 
 fn to_block_sparse(p: FrictionProblem) -> Result<FrictionProblem, String> {
@@ -23,6 +23,19 @@ fn to_block_sparse(p: FrictionProblem) -> Result<FrictionProblem, String> {
         Matrix::BlockSparse(_) => p.w.clone(),
     };
     FrictionProblem::new(p.dim, w, p.q, p.mu).map_err(|e| e.to_string())
+}
+
+/// With a block-sparse M (rigid bodies), H is written block-sparse too
+/// (body rows × contact columns), which keeps the file small.
+fn h_block_sparse(mut g: GlobalFrictionProblem) -> Result<GlobalFrictionProblem, String> {
+    if let (Matrix::BlockSparse(m), Matrix::Dense(h)) = (&g.m, &g.h) {
+        let rows = m.row_sizes();
+        let cols = vec![g.dim; g.mu.len()];
+        g.h = Matrix::BlockSparse(
+            BlockSparseMatrix::from_dense(h, &rows, &cols).map_err(|e| e.to_string())?,
+        );
+    }
+    Ok(g)
 }
 
 fn main() {
@@ -44,8 +57,8 @@ fn main() {
                 Ok(FclibProblem::Local(p)) => to_block_sparse(p)
                     .and_then(|p| write_friction(&dest, &p).map_err(|e| e.to_string()))
                     .map(|_| "local"),
-                Ok(FclibProblem::Global(g)) => write_global_friction(&dest, &g)
-                    .map_err(|e| e.to_string())
+                Ok(FclibProblem::Global(g)) => h_block_sparse(g)
+                    .and_then(|g| write_global_friction(&dest, &g).map_err(|e| e.to_string()))
                     .map(|_| "global"),
                 Err(e) => Err(e.to_string()),
             }

@@ -80,6 +80,22 @@ fn global_files_reduce_and_solve() {
 }
 
 #[test]
+fn rigid_body_mass_matrix_is_block_diagonal_and_reduced_sparsely() {
+    // 12000 × 12000 M: stored by its diagonal blocks, never dense.
+    let FclibProblem::Global(g) = read_fclib(file("Spheres-i099-356-679.hdf5")).unwrap() else {
+        panic!("a global problem");
+    };
+    assert_eq!((g.f.len(), g.mu.len()), (12000, 356));
+    let nonsmooth::numerics::Matrix::BlockSparse(m) = &g.m else {
+        panic!("M should be block-diagonal");
+    };
+    assert!(m.blocks().all(|(r, c, _)| r == c));
+    assert!(m.row_sizes().iter().all(|&s| s <= 1000));
+    let p = g.reduce().unwrap();
+    assert!(solve(&p));
+}
+
+#[test]
 fn unsupported_and_malformed_files_are_errors() {
     assert!(matches!(
         read_fclib(file("Chute-ndof-768-nc-4-3.hdf5")),

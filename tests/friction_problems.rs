@@ -315,3 +315,26 @@ fn text_files_round_trip_and_truncations_are_errors() {
     assert_eq!(parse_global_friction("g.dat", &buf).unwrap(), g);
     assert!(parse_friction("x.dat", b"4 1 0 3 3 3 3 1 0 0 0 1 0 0 0 1 0 0 0 0.1").is_err());
 }
+
+#[test]
+fn over_relaxed_nsgs_and_warm_start() {
+    use nonsmooth::numerics::friction::{FrictionSolver, Nsgs};
+    let mut rng = Rng(2024);
+    let states = mixed_states(10, &mut rng);
+    let (w, q, mu, _, _) = planted(3, &states, &mut rng);
+    let p = FrictionProblem::new(3, w.clone(), q, mu).unwrap();
+    let mut s = Nsgs::new(settings(1e-10)).with_relaxation(1.3);
+    let (mut r, mut u) = (vec![0.0; p.size()], vec![0.0; p.size()]);
+    let rep = s.solve(&p, &mut r, &mut u).unwrap();
+    assert_eq!(rep.status, SolveStatus::Solved);
+    check_claim("nsgs ω=1.3", &w, &p, &r, 1e-10);
+    // Warm start from the solution: solved without a full sweep budget.
+    let rep2 = s.solve(&p, &mut r, &mut u).unwrap();
+    assert_eq!(rep2.status, SolveStatus::Solved);
+    assert!(
+        rep2.iterations < rep.iterations.max(2),
+        "{} vs {}",
+        rep2.iterations,
+        rep.iterations
+    );
+}

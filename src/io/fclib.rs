@@ -16,7 +16,8 @@
 //! compressed-column (`p` holds n + 1 column pointers), `nz = −2`
 //! compressed-row (`p` holds m + 1 row pointers). Duplicate entries are
 //! summed. The local W is stored block-sparse over the d × d contact
-//! blocks; the global M and H dense. Problems with equality constraints
+//! blocks; the global H dense, M dense or, beyond 2000 rows, block-diagonal
+//! (rigid bodies) when its entries allow it. Problems with equality constraints
 //! (`V`, `R` local, `G` global) and rolling friction (`fclib_global_rolling`)
 //! are refused. The `/solution` and `/guesses` groups are not read (in the
 //! shared files they are not solutions).
@@ -29,7 +30,7 @@ use nalgebra::DMatrix;
 use thiserror::Error;
 
 use crate::numerics::friction::{FrictionProblem, GlobalFrictionProblem};
-use crate::numerics::matrix::{Block, BlockSparseMatrix};
+use crate::numerics::matrix::{Block, BlockSparseMatrix, Matrix};
 
 /// Largest number of entries of a matrix stored dense (2²⁷, 1 GiB).
 const DENSE_LIMIT: usize = 1 << 27;
@@ -203,6 +204,60 @@ impl Reader<'_> {
         Ok(d)
     }
 
+    /// M: dense, or block-diagonal (block-sparse with the finest diagonal
+    /// blocks that hold every entry) when it has more than 2000 rows and
+    /// its largest diagonal block is at most 1000 rows.
+    fn mass(&self, group: &str) -> Result<Matrix, FclibError> {
+        let (m, n, entries) = self.entries(group)?;
+        if m != n || m <= 2000 {
+            return self.dense(group).map(Matrix::Dense);
+        }
+        // reach[k]: the largest index coupled to an index ≤ k.
+        let mut reach: Vec<usize> = (0..m).collect();
+        for &(r, c, _) in &entries {
+            let (a, b) = (r.min(c), r.max(c));
+            reach[a] = reach[a].max(b);
+        }
+        let mut sizes = Vec::new();
+        let (mut start, mut far) = (0, 0);
+        for (k, &rk) in reach.iter().enumerate() {
+            far = far.max(rk);
+            if far == k {
+                sizes.push(k + 1 - start);
+                start = k + 1;
+            }
+        }
+        if sizes.iter().any(|&s| s > 1000) {
+            return self.dense(group).map(Matrix::Dense);
+        }
+        let mut offsets = Vec::with_capacity(sizes.len());
+        let mut block_of = vec![0usize; m];
+        let mut acc = 0;
+        for (b, &s) in sizes.iter().enumerate() {
+            offsets.push(acc);
+            block_of[acc..acc + s].iter_mut().for_each(|x| *x = b);
+            acc += s;
+        }
+        let mut values: Vec<Vec<f64>> = sizes.iter().map(|&s| vec![0.0; s * s]).collect();
+        for (r, c, v) in entries {
+            let b = block_of[r];
+            let (lr, lc) = (r - offsets[b], c - offsets[b]);
+            values[b][lc * sizes[b] + lr] += v;
+        }
+        let blocks = values
+            .into_iter()
+            .enumerate()
+            .map(|(b, values)| Block {
+                row: b,
+                col: b,
+                values,
+            })
+            .collect();
+        BlockSparseMatrix::new(&sizes, &sizes, blocks)
+            .map(Matrix::BlockSparse)
+            .map_err(|e| self.invalid(format!("{group}: {e}")))
+    }
+
     fn spacedim(&self, group: &str) -> Result<usize, FclibError> {
         let d = self.int(&format!("{group}/spacedim"))?;
         match d {
@@ -260,7 +315,7 @@ impl Reader<'_> {
             });
         }
         let d = self.spacedim("/fclib_global")?;
-        let m = self.dense("/fclib_global/M")?;
+        let m = self.mass("/fclib_global/M")?;
         let h = self.dense("/fclib_global/H")?;
         let f = self.f64s("/fclib_global/vectors/f")?;
         let w = self.f64s("/fclib_global/vectors/w")?;

@@ -21,13 +21,15 @@ pub fn project_on_cone(x: &mut [f64], mu: f64) {
     x[1..].iter_mut().for_each(|v| *v *= k);
 }
 
-/// ‖x_T‖ of one contact.
+/// ‖x_T‖ of one contact, as √(x_T1² + x_T2²): `hypot`'s guard against
+/// overflow (beyond 10¹⁵⁴) costs a quarter of an NSGS sweep and is not
+/// needed for impulses and velocities.
 #[inline]
 pub fn tangent_norm(x: &[f64]) -> f64 {
     if x.len() == 2 {
         x[1].abs()
     } else {
-        x[1].hypot(x[2])
+        (x[1] * x[1] + x[2] * x[2]).sqrt()
     }
 }
 

@@ -4,7 +4,8 @@
 //! and w `b`). With M invertible, v = M⁻¹ (H r + f) and
 //! u = W r + q with W = Hᵀ M⁻¹ H and q = Hᵀ M⁻¹ f + w: the local problem.
 //! M is factored densely (Cholesky when symmetric positive definite, LU
-//! otherwise).
+//! otherwise; block by block when M is block-sparse with diagonal blocks
+//! only, as for rigid bodies).
 
 use nalgebra::DMatrix;
 
@@ -49,9 +50,13 @@ pub struct GlobalSolution {
     pub momentum_residual: f64,
 }
 
+type DenseLu = nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>;
+
 enum Factor {
     Cholesky(nalgebra::Cholesky<f64, nalgebra::Dyn>),
-    Lu(nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>),
+    Lu(DenseLu),
+    /// A block-diagonal M (rigid bodies): (first row, LU) of each block.
+    BlockDiagonal(Vec<(usize, DenseLu)>),
 }
 
 impl Factor {
@@ -62,8 +67,71 @@ impl Factor {
                 true
             }
             Factor::Lu(l) => l.solve_mut(b),
+            Factor::BlockDiagonal(blocks) => blocks.iter().all(|(r0, lu)| {
+                let k = lu.l().nrows();
+                let mut part = b.rows(*r0, k).clone_owned();
+                let ok = lu.solve_mut(&mut part);
+                b.rows_mut(*r0, k).copy_from(&part);
+                ok
+            }),
         }
     }
+}
+
+/// The diagonal blocks of a block-sparse M whose stored blocks all lie on
+/// the diagonal (square): (first row, dense block).
+fn diagonal_blocks(m: &Matrix) -> Option<Vec<(usize, DMatrix<f64>)>> {
+    let Matrix::BlockSparse(b) = m else {
+        return None;
+    };
+    let (rs, cs) = (b.row_sizes(), b.col_sizes());
+    if rs != cs {
+        return None;
+    }
+    let mut offsets = Vec::with_capacity(rs.len());
+    let mut acc = 0;
+    for s in &rs {
+        offsets.push(acc);
+        acc += s;
+    }
+    let mut out: Vec<(usize, DMatrix<f64>)> = rs
+        .iter()
+        .zip(&offsets)
+        .map(|(&s, &o)| (o, DMatrix::zeros(s, s)))
+        .collect();
+    for (r, c, values) in b.blocks() {
+        if r != c {
+            return None;
+        }
+        let k = rs[r];
+        out[r]
+            .1
+            .copy_from(&DMatrix::from_column_slice(k, k, values));
+    }
+    Some(out)
+}
+
+/// Hᵀ Y, over the non-zeros of H when H is sparse (a contact touches a few
+/// bodies), densely otherwise.
+fn transpose_product(h: &DMatrix<f64>, y: &DMatrix<f64>) -> DMatrix<f64> {
+    let nnz = h.iter().filter(|v| **v != 0.0).count();
+    if nnz * 10 > h.len() {
+        return h.transpose() * y;
+    }
+    let (n, m) = h.shape();
+    let mut w = DMatrix::zeros(m, y.ncols());
+    for i in 0..m {
+        let col = h.column(i);
+        let nz: Vec<(usize, f64)> = (0..n)
+            .filter(|&k| col[k] != 0.0)
+            .map(|k| (k, col[k]))
+            .collect();
+        for j in 0..y.ncols() {
+            let yc = y.column(j);
+            w[(i, j)] = nz.iter().map(|&(k, v)| v * yc[k]).sum();
+        }
+    }
+    w
 }
 
 impl GlobalFrictionProblem {
@@ -130,6 +198,20 @@ impl GlobalFrictionProblem {
     }
 
     fn factor(&self) -> Result<Factor> {
+        if let Some(blocks) = diagonal_blocks(&self.m) {
+            let mut out = Vec::with_capacity(blocks.len());
+            for (r0, blk) in blocks {
+                let lu = blk.lu();
+                if !lu.is_invertible() {
+                    return Err(NumericsError::NotApplicable {
+                        solver: "global reduction",
+                        reason: format!("M is singular (diagonal block at row {r0})"),
+                    });
+                }
+                out.push((r0, lu));
+            }
+            return Ok(Factor::BlockDiagonal(out));
+        }
         let md = self.m.to_dense();
         let symmetric = (0..md.nrows()).all(|i| (0..i).all(|j| md[(i, j)] == md[(j, i)]));
         if symmetric {
@@ -161,7 +243,7 @@ impl GlobalFrictionProblem {
                 reason: "M is singular".into(),
             });
         }
-        let w = h.transpose() * &minv_h;
+        let w = transpose_product(&h, &minv_h);
         let qv = h.transpose() * &minv_f;
         let q: Vec<f64> = qv.iter().zip(&self.w).map(|(a, b)| a + b).collect();
         let sizes = vec![self.dim; self.mu.len()];

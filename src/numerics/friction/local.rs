@@ -69,7 +69,8 @@ pub fn contact_error(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], mu: f64, r: &[f6
 /// Nonsmooth Newton on the Alart–Curnier function Φ(r) of one contact:
 /// J Δ = −Φ with J = D + E W (see [`alart_curnier`]), then the largest step
 /// t ∈ {1, ½, ¼, …} with ½‖Φ(r + tΔ)‖² ≤ (1 − 2σt)·½‖Φ(r)‖² (σ = 10⁻⁴).
-/// Stops when the natural map is ≤ `tol`; returns whether it is.
+/// Stops when the natural map is ≤ `tol` (returns true), or when the step is
+/// below the rounding of r (true: converged as far as arithmetic allows).
 pub fn newton_ac(
     d: usize,
     w: &[[f64; 3]; 3],
@@ -98,6 +99,11 @@ pub fn newton_ac(
         let mut step = [-phi[0], -phi[1], -phi[2]];
         if !solve_small(d, &mut jac, &mut step) {
             return false;
+        }
+        // A step below rounding of r: converged as far as arithmetic allows.
+        let rmax = r[..d].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if step[..d].iter().all(|v| v.abs() <= 1e-15 * rmax) {
+            return true;
         }
         let mut t = 1.0;
         let mut trial = [0.0; 3];
