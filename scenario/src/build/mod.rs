@@ -80,7 +80,7 @@ fn refuse<T>(
     ctx: Ctx<'_>,
     value: &Option<toml::Spanned<T>>,
     key: &str,
-    kind: &str,
+    kind: impl std::fmt::Display,
     accepted: &str,
 ) -> Result<()> {
     match value {
@@ -97,7 +97,7 @@ fn required<'v, T>(
     value: &'v Option<toml::Spanned<T>>,
     entry: std::ops::Range<usize>,
     key: &str,
-    kind: &str,
+    kind: impl std::fmt::Display,
 ) -> Result<&'v toml::Spanned<T>> {
     value.as_ref().ok_or_else(|| ScenarioError::Invalid {
         at: ctx.at(entry),
@@ -109,6 +109,20 @@ fn model_error(ctx: Ctx<'_>, span: std::ops::Range<usize>, source: ModelError) -
     ScenarioError::Model {
         at: ctx.at(span),
         source,
+    }
+}
+
+/// "a {name} {what}" (e.g. "a relay law"), for messages: written only
+/// when one is.
+#[derive(Clone, Copy)]
+struct Kind<'a> {
+    name: &'a str,
+    what: &'a str,
+}
+
+impl std::fmt::Display for Kind<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a {} {}", self.name, self.what)
     }
 }
 
