@@ -17,8 +17,9 @@ use std::sync::Arc;
 
 use super::control::{self as control_plan, ControlPlan};
 use super::error::{Result, ScenarioError, Source};
-use super::expr::{self, Parsed, Scope};
+use super::expr::{self, Scope};
 use super::params::parameters_and_words;
+use super::parsed::Parsed;
 use super::record;
 use super::schema::{Quantity, Repeat, ScenarioFile};
 use super::settings::{settings, AllSettings};
