@@ -8,8 +8,7 @@
 //! at a time takes the slice `[t]` and, for expressions of up to 32 leaves,
 //! allocates nothing (exmex keeps its operand stack inline up to that size).
 
-use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::f64::consts::PI;
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -17,6 +16,7 @@ use std::rc::Rc;
 use exmex::prelude::*;
 use exmex::{BinOp, MakeOperators, MatchLiteral, Operator};
 
+use super::parsed::{Cached, Parsed};
 use super::tape::{self, Sym, SymOperators};
 
 /// The functions accepted in expressions (`pow`, `atan2`, `min` and `max`
@@ -317,66 +317,7 @@ fn check_tokens(text: &str) -> Result<(), Fault> {
 }
 
 /// An expression over [`Sym`], whose evaluation records a tape.
-type SymEx = FlatEx<Sym, SymOperators, Literals>;
-
-/// The expressions of one build, parsed once by text: the entries a
-/// `repeat` creates share their texts (`q0 = ["i*d"]` is the same text for
-/// every `i`), and parsing with exmex costs microseconds where evaluating
-/// costs tens of nanoseconds. The parsed form does not depend on the scope
-/// (names are only looked up when evaluating), so a cached expression
-/// evaluates bit for bit as a freshly parsed one. The value of an
-/// expression of parameters alone (no `t`, no repeat index) is kept too:
-/// the parameters do not change during a build, and an index cannot be
-/// named as a parameter.
-#[derive(Debug, Default)]
-pub(crate) struct Parsed {
-    /// [`parse`] of each text seen, and its value when it uses parameters
-    /// only.
-    exprs: RefCell<HashMap<String, Cached>>,
-    /// The same texts over [`Sym`], for tapes (`None`: no tape).
-    syms: RefCell<HashMap<String, Option<Rc<SymEx>>>>,
-}
-
-/// One text of [`Parsed`].
-#[derive(Debug, Clone)]
-struct Cached {
-    ex: Result<Rc<Ex>, Fault>,
-    /// Its value, when it depends on the parameters alone.
-    constant: Option<f64>,
-}
-
-impl Parsed {
-    /// [`parse`] of `text` and its value if known, from the cache when it
-    /// was parsed before.
-    fn get(&self, text: &str) -> Cached {
-        if let Some(c) = self.exprs.borrow().get(text) {
-            return c.clone();
-        }
-        let c = Cached {
-            ex: parse(text).map(Rc::new),
-            constant: None,
-        };
-        self.exprs.borrow_mut().insert(text.to_string(), c.clone());
-        c
-    }
-
-    /// Keeps the value of `text`, an expression of parameters alone.
-    fn set_constant(&self, text: &str, value: f64) {
-        if let Some(c) = self.exprs.borrow_mut().get_mut(text) {
-            c.constant = Some(value);
-        }
-    }
-
-    /// [`sym_parse`] of `text`, from the cache when it was parsed before.
-    fn sym(&self, text: &str) -> Option<Rc<SymEx>> {
-        if let Some(r) = self.syms.borrow().get(text) {
-            return r.clone();
-        }
-        let r = sym_parse(text).map(Rc::new);
-        self.syms.borrow_mut().insert(text.to_string(), r.clone());
-        r
-    }
-}
+pub(crate) type SymEx = FlatEx<Sym, SymOperators, Literals>;
 
 /// The names an expression may use besides `pi`.
 #[derive(Debug, Clone, Copy)]
@@ -626,7 +567,7 @@ impl Scope<'_> {
 /// `text` parsed over [`Sym`] (see `tape`), or `None` when it is too long
 /// for a tape (exmex's recursion over long expressions is deep too: they
 /// are left to exmex).
-fn sym_parse(text: &str) -> Option<SymEx> {
+pub(crate) fn sym_parse(text: &str) -> Option<SymEx> {
     let leaves = tokens(text)
         .iter()
         .filter(|t| matches!(t, Token::Number | Token::Name(_)))

@@ -34,6 +34,7 @@ pub mod error;
 pub mod expr;
 pub mod fmi;
 mod params;
+mod parsed;
 pub mod record;
 pub mod schema;
 mod settings;

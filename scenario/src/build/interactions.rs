@@ -1,7 +1,7 @@
 //! The `[[interactions]]` entries: relations and nonsmooth laws.
 
 use super::systems::Systems;
-use super::{instance, instances, model_error, refuse, required};
+use super::{instance, instances, model_error, refuse, required, Kind};
 use crate::error::{Result, ScenarioError};
 use crate::expr;
 use crate::schema::{InteractionEntry, LawTable, RelationTable, ScenarioFile};
@@ -40,8 +40,11 @@ fn relation(
     let r = r.get_ref();
     let kind_name = r.kind.get_ref().as_str();
     if kind_name != "two_link_arm_height" {
-        let kind = format!("a {kind_name} relation");
-        refuse(ctx, &r.point, "point", &kind, "see docs/scenarios.md")?;
+        let kind = Kind {
+            name: kind_name,
+            what: "relation",
+        };
+        refuse(ctx, &r.point, "point", kind, "see docs/scenarios.md")?;
     }
     match kind_name {
         "two_link_arm_height" => {
@@ -128,17 +131,20 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
     let span = l.span();
     let l = l.get_ref();
     let kind_name = l.kind.get_ref().as_str();
-    let kind = format!("a {kind_name} law");
+    let kind = Kind {
+        name: kind_name,
+        what: "law",
+    };
     let none = |keys: &str| -> Result<()> {
         if keys != "restitution" {
-            refuse(ctx, &l.restitution, "restitution", &kind, keys)?;
+            refuse(ctx, &l.restitution, "restitution", kind, keys)?;
         }
         if keys != "lb, ub" {
-            refuse(ctx, &l.lb, "lb", &kind, keys)?;
-            refuse(ctx, &l.ub, "ub", &kind, keys)?;
+            refuse(ctx, &l.lb, "lb", kind, keys)?;
+            refuse(ctx, &l.ub, "ub", kind, keys)?;
         }
         if keys != "equalities" {
-            refuse(ctx, &l.equalities, "equalities", &kind, keys)?;
+            refuse(ctx, &l.equalities, "equalities", kind, keys)?;
         }
         Ok(())
     };
@@ -153,7 +159,7 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         }
         "newton_impact" => {
             none("restitution")?;
-            let e = required(ctx, &l.restitution, span, "restitution", &kind)?;
+            let e = required(ctx, &l.restitution, span, "restitution", kind)?;
             Ok(NonsmoothLaw::NewtonImpact {
                 size,
                 restitution: ctx.number(e, "restitution")?,
@@ -161,8 +167,8 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         }
         "relay" => {
             none("lb, ub")?;
-            let lb = ctx.vector(required(ctx, &l.lb, span.clone(), "lb", &kind)?, "lb")?;
-            let ub = ctx.vector(required(ctx, &l.ub, span, "ub", &kind)?, "ub")?;
+            let lb = ctx.vector(required(ctx, &l.lb, span.clone(), "lb", kind)?, "lb")?;
+            let ub = ctx.vector(required(ctx, &l.ub, span, "ub", kind)?, "ub")?;
             Ok(NonsmoothLaw::Relay {
                 lb: lb.as_slice().to_vec(),
                 ub: ub.as_slice().to_vec(),
@@ -170,7 +176,7 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         }
         "mixed_complementarity" => {
             none("equalities")?;
-            let q = required(ctx, &l.equalities, span, "equalities", &kind)?;
+            let q = required(ctx, &l.equalities, span, "equalities", kind)?;
             let k = ctx.integer(q, "equalities")?;
             if k < 0 || k as usize > size {
                 return Err(ScenarioError::Invalid {

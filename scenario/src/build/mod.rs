@@ -17,8 +17,9 @@ use std::sync::Arc;
 
 use super::control::{self as control_plan, ControlPlan};
 use super::error::{Result, ScenarioError, Source};
-use super::expr::{self, Parsed, Scope};
+use super::expr::{self, Scope};
 use super::params::parameters_and_words;
+use super::parsed::Parsed;
 use super::record;
 use super::schema::{Quantity, Repeat, ScenarioFile};
 use super::settings::{settings, AllSettings};
@@ -80,7 +81,7 @@ fn refuse<T>(
     ctx: Ctx<'_>,
     value: &Option<toml::Spanned<T>>,
     key: &str,
-    kind: &str,
+    kind: impl std::fmt::Display,
     accepted: &str,
 ) -> Result<()> {
     match value {
@@ -97,7 +98,7 @@ fn required<'v, T>(
     value: &'v Option<toml::Spanned<T>>,
     entry: std::ops::Range<usize>,
     key: &str,
-    kind: &str,
+    kind: impl std::fmt::Display,
 ) -> Result<&'v toml::Spanned<T>> {
     value.as_ref().ok_or_else(|| ScenarioError::Invalid {
         at: ctx.at(entry),
@@ -109,6 +110,20 @@ fn model_error(ctx: Ctx<'_>, span: std::ops::Range<usize>, source: ModelError) -
     ScenarioError::Model {
         at: ctx.at(span),
         source,
+    }
+}
+
+/// "a {name} {what}" (e.g. "a relay law"), for messages: written only
+/// when one is.
+#[derive(Clone, Copy)]
+struct Kind<'a> {
+    name: &'a str,
+    what: &'a str,
+}
+
+impl std::fmt::Display for Kind<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a {} {}", self.name, self.what)
     }
 }
 
