@@ -8,6 +8,12 @@
 //! gives the median time of one solve, its factorisations and the time per
 //! factorisation and per contact, which stays flat when the cost is linear.
 //!
+//! A second table compares the solver's factorisation (faer's simplicial
+//! Cholesky replayed on the fixed structure, over the active rows only)
+//! with faer's own numeric refactorisation of the whole K on a symbolic
+//! factor computed once, plus its solve, the alternative it was measured
+//! against (docs/simulation-benchmark.md).
+//!
 //! Run: `cargo bench --bench sparse_lcp` (release build).
 //! `NONSMOOTH_BENCH_SECONDS` (default 0.3) sets the time spent per case.
 
@@ -84,6 +90,92 @@ fn fmt_time(d: f64) -> String {
     }
 }
 
+/// Median time of faer's numeric refactorisation and solve of the chain's
+/// K = [M_AA, 0; 0, I] (A: the planted active set, in the full pattern of
+/// M), on a symbolic factor computed once as the solver's (AMD ordering,
+/// simplicial).
+fn faer_refactorisation(n: usize, budget: Duration) -> Duration {
+    use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+    use faer::linalg::cholesky::llt::factor::LltRegularization;
+    use faer::sparse::linalg::cholesky::{
+        factorize_symbolic_cholesky, CholeskySymbolicParams, SymmetricOrdering,
+    };
+    use faer::sparse::linalg::SupernodalThreshold;
+    use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+    use faer::{Conj, MatMut, Par, Side};
+
+    let (lcp, zs) = problem(n, false);
+    let active: Vec<bool> = zs.iter().map(|z| *z > 0.0).collect();
+    // Upper triangle of the tridiagonal pattern, column by column.
+    let mut col_ptr = vec![0usize];
+    let mut row_idx = Vec::new();
+    for j in 0..n {
+        if j > 0 {
+            row_idx.push(j - 1);
+        }
+        row_idx.push(j);
+        col_ptr.push(row_idx.len());
+    }
+    let pattern = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
+    let symbolic = factorize_symbolic_cholesky(
+        pattern,
+        Side::Upper,
+        SymmetricOrdering::Amd,
+        CholeskySymbolicParams {
+            supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
+            ..Default::default()
+        },
+    )
+    .expect("symbolic factor");
+    let mut values = vec![0.0; row_idx.len()];
+    let mut l = vec![0.0; symbolic.len_val()];
+    let mut mem = MemBuffer::new(StackReq::any_of(&[
+        symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()),
+        symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
+    ]));
+    let mut y = vec![0.0; n];
+    let mut times = Vec::new();
+    let t0 = Instant::now();
+    while times.len() < 3 || (t0.elapsed() < budget && times.len() < 10_000) {
+        let t = Instant::now();
+        // As the solver: refill K's values, factorise, solve.
+        for j in 0..n {
+            for k in col_ptr[j]..col_ptr[j + 1] {
+                let i = row_idx[k];
+                values[k] = match (i == j, active[i] && active[j]) {
+                    (true, _) if active[j] => 2.0 / MASS,
+                    (true, _) => 1.0,
+                    (false, true) => -1.0 / MASS,
+                    (false, false) => 0.0,
+                };
+            }
+        }
+        let llt = symbolic
+            .factorize_numeric_llt::<f64>(
+                &mut l,
+                SparseColMatRef::new(pattern, &values),
+                Side::Upper,
+                LltRegularization::default(),
+                Par::Seq,
+                MemStack::new(&mut mem),
+                Default::default(),
+            )
+            .expect("positive definite");
+        for (i, v) in y.iter_mut().enumerate() {
+            *v = if active[i] { -lcp.q[i] } else { 0.0 };
+        }
+        llt.solve_in_place_with_conj(
+            Conj::No,
+            MatMut::from_column_major_slice_mut(&mut y, n, 1),
+            Par::Seq,
+            MemStack::new(&mut mem),
+        );
+        times.push(t.elapsed());
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
 /// Median time of a solve from `start` and the report of the last one.
 fn time(
     solver: &mut dyn LcpSolver,
@@ -153,5 +245,21 @@ fn main() {
                 fmt_time(t)
             );
         }
+    }
+    println!();
+    println!("| N | sparse solver, per factorisation (cold) | faer refactorisation + solve alone | faer / solver |");
+    println!("|---|---|---|---|");
+    for n in [100, 1000, 10000] {
+        let (lcp, _) = problem(n, false);
+        let mut solver = lcp_solver("sparse", settings).expect("known solver");
+        let (t, r) = time(solver.as_mut(), &lcp, &vec![0.0; n], budget);
+        let ours = t.as_secs_f64() / r.iterations as f64;
+        let faer = faer_refactorisation(n, budget).as_secs_f64();
+        println!(
+            "| {n} | {} | {} | {:.1}× |",
+            fmt_time(ours),
+            fmt_time(faer),
+            faer / ours
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! File formats: one-step problems and CSV output.
+//! File formats: one-step problems (Siconos text, FCLIB HDF5).
 //!
 //! [`siconos_text`] reads and writes the Siconos text problem formats (LCP,
 //! MLCP, relay), the format of the reference test data: see that module for
@@ -6,11 +6,10 @@
 //! problem-family glue: [`Problem`], [`ProblemKind`] (with inference from a
 //! file's path) and [`read_problem`] / [`write_problem`].
 //!
-//! [`csv_out`] writes CSV files that are never left half-written. Scenario
-//! files are the application layer's (crate `nonsmooth-scenario`), plots
-//! are drawn by crate `nonsmooth-plot`.
+//! Scenario files are the application layer's (crate `nonsmooth-scenario`),
+//! plots are drawn by crate `nonsmooth-plot`, CSV output is written by the
+//! command-line tool (crate `nonsmooth-cli`, through the `csv` crate).
 
-pub mod csv_out;
 pub mod fclib;
 pub mod friction_text;
 pub mod siconos_text;

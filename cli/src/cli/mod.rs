@@ -5,6 +5,7 @@
 //! that failed), 2 for bad input (unreadable or malformed file, bad option
 //! values).
 
+mod csv_out;
 mod fmu;
 mod plot;
 mod run;

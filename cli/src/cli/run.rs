@@ -1,15 +1,16 @@
 //! `nonsmooth run FILE`: build a scenario, simulate it, write the CSV (and
 //! the event log, and the plots when asked).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::csv_out::{CsvFile, Field};
 use nonsmooth::control::{ControlError, ControlLoop};
-use nonsmooth::io::csv_out::{CsvFile, Field};
 use nonsmooth::simulation::{EventKind, SimulationError, StepOutcome, Strategy};
 use nonsmooth_scenario::{BuiltScenario, PlotSpec, Scenario};
 
@@ -111,20 +112,35 @@ fn prepare(args: &RunArgs) -> Result<(BuiltScenario, ControlLoop), Failure> {
     Ok((built, sim))
 }
 
-/// Progress on stderr: percentage of simulated time, a few times a second,
-/// from one second into the run.
+/// Progress on stderr: an `indicatif` bar of the simulated time (in
+/// thousandths of [t₀, t_end]) with t, updated a few times a second from
+/// one second into the run; nothing at all when disabled.
 struct Progress {
-    enabled: bool,
+    bar: Option<ProgressBar>,
     start: Instant,
     last: Option<Instant>,
     t0: f64,
     span: f64,
 }
 
+/// Steps of the bar over [t₀, t_end].
+const PROGRESS_STEPS: u64 = 1000;
+
 impl Progress {
     fn new(enabled: bool, t0: f64, t_end: f64) -> Self {
+        let bar = enabled.then(|| {
+            // Hidden until the first update, one second into the run.
+            let bar =
+                ProgressBar::with_draw_target(Some(PROGRESS_STEPS), ProgressDrawTarget::hidden());
+            if let Ok(style) =
+                ProgressStyle::with_template("{bar:30} {percent:>3} %  t = {msg}  ({elapsed})")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
         Progress {
-            enabled,
+            bar,
             start: Instant::now(),
             last: None,
             t0,
@@ -133,37 +149,33 @@ impl Progress {
     }
 
     fn update(&mut self, t: f64) {
-        if !self.enabled {
+        let Some(bar) = &self.bar else {
             return;
-        }
+        };
         let now = Instant::now();
         if now - self.start < Duration::from_secs(1) {
             return;
         }
-        if self
-            .last
-            .is_some_and(|l| now - l < Duration::from_millis(250))
-        {
-            return;
+        match self.last {
+            Some(l) if now - l < Duration::from_millis(250) => return,
+            Some(_) => {}
+            None => bar.set_draw_target(ProgressDrawTarget::stderr()),
         }
         self.last = Some(now);
-        let pct = if self.span > 0.0 {
-            100.0 * (t - self.t0) / self.span
+        let done = if self.span > 0.0 {
+            ((t - self.t0) / self.span).clamp(0.0, 1.0)
         } else {
-            100.0
+            1.0
         };
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r{pct:5.1} %  t = {t:<12.6}");
-        let _ = err.flush();
+        bar.set_position((done * PROGRESS_STEPS as f64) as u64);
+        bar.set_message(format!("{t:<12.6}"));
     }
 
     fn clear(&mut self) {
-        if self.last.is_some() {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r{:30}\r", "");
-            let _ = err.flush();
-            self.last = None;
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
         }
+        self.last = None;
     }
 }
 
