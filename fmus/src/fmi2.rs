@@ -206,6 +206,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
     _visible: fmi2Boolean,
     loggingOn: fmi2Boolean,
 ) -> fmi2Component {
+    // SAFETY: the host's arguments meet this entry point's `# Safety` contract; panics are caught here.
     let r = catch_unwind(AssertUnwindSafe(|| unsafe {
         instantiate(
             instanceName,
@@ -247,6 +248,7 @@ unsafe fn instantiate(
         eprintln!("nonsmooth FMU: fmi2Instantiate: the logger callback is NULL");
         return None;
     };
+    // SAFETY: the host passes NULL or a NUL-terminated string (`text` checks NULL).
     let name = unsafe { text(instance_name) };
     let host = HostLogger {
         logger,
@@ -272,9 +274,11 @@ unsafe fn instantiate(
             "fmuType {fmu_type}: this FMU supports co-simulation (fmi2CoSimulation = 1) only"
         ));
     }
+    // SAFETY: the host passes NULL or a NUL-terminated string (`text` checks NULL).
     let Some(guid) = (unsafe { text(guid) }) else {
         return fail("fmuGUID is NULL");
     };
+    // SAFETY: the host passes NULL or a NUL-terminated string (`text` checks NULL).
     let Some(uri) = (unsafe { text(resources) }) else {
         return fail("fmuResourceLocation is NULL");
     };
@@ -339,6 +343,7 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
     nCategories: usize,
     categories: *const fmi2String,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2SetDebugLogging", |comp| {
             let Some(cats) = slice(categories, nCategories) else {
@@ -368,6 +373,7 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
     stopTimeDefined: fmi2Boolean,
     stopTime: fmi2Real,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2SetupExperiment", |comp| {
             comp.setup_experiment(startTime, (stopTimeDefined != 0).then_some(stopTime))
@@ -379,6 +385,7 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2EnterInitializationMode(c: fmi2Component) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2EnterInitializationMode", |comp| {
             comp.enter_initialization_mode()
@@ -390,6 +397,7 @@ pub unsafe extern "C" fn fmi2EnterInitializationMode(c: fmi2Component) -> fmi2St
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2ExitInitializationMode", |comp| {
             comp.exit_initialization_mode()
@@ -401,6 +409,7 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe { with(c, "fmi2Terminate", |comp| comp.terminate()) }
 }
 
@@ -408,6 +417,7 @@ pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2Reset(c: fmi2Component) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe { with(c, "fmi2Reset", |comp| comp.reset()) }
 }
 
@@ -420,6 +430,7 @@ pub unsafe extern "C" fn fmi2GetReal(
     nvr: usize,
     value: *mut fmi2Real,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetReal", |comp| {
             match (slice(vr, nvr), slice_mut(value, nvr)) {
@@ -439,6 +450,7 @@ pub unsafe extern "C" fn fmi2SetReal(
     nvr: usize,
     value: *const fmi2Real,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2SetReal", |comp| {
             match (slice(vr, nvr), slice(value, nvr)) {
@@ -463,6 +475,7 @@ macro_rules! no_such_type {
             nvr: usize,
             _value: $t,
         ) -> fmi2Status {
+            // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
             unsafe {
                 with(c, $label, |comp| match slice(vr, nvr) {
                     Some(vr) => comp.no_such_type($label, vr),
@@ -487,6 +500,7 @@ no_such_type!(fmi2SetString, "fmi2SetString", *const fmi2String);
 /// `state` must point to an `fmi2FMUstate`.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, state: *mut fmi2FMUstate) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetFMUstate", |comp| {
             if state.is_null() {
@@ -527,6 +541,7 @@ pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, state: *mut fmi2FMUst
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, state: fmi2FMUstate) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2SetFMUstate", |comp| {
             if state.is_null() {
@@ -554,6 +569,7 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(
     c: fmi2Component,
     state: *mut fmi2FMUstate,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2FreeFMUstate", |comp| {
             if state.is_null() || (*state).is_null() {
@@ -582,6 +598,7 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
     state: fmi2FMUstate,
     size: *mut usize,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2SerializedFMUstateSize", |comp| {
             let f = "fmi2SerializedFMUstateSize";
@@ -607,6 +624,7 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
     bytes: *mut fmi2Byte,
     size: usize,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2SerializeFMUstate", |comp| {
             let f = "fmi2SerializeFMUstate";
@@ -642,6 +660,7 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     size: usize,
     state: *mut fmi2FMUstate,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2DeSerializeFMUstate", |comp| {
             let f = "fmi2DeSerializeFMUstate";
@@ -682,6 +701,7 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
     _dvKnown: *const fmi2Real,
     _dvUnknown: *mut fmi2Real,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetDirectionalDerivative", |comp| {
             comp.error(
@@ -704,6 +724,7 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
     _order: *const fmi2Integer,
     _value: *const fmi2Real,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2SetRealInputDerivatives", |comp| {
             comp.error(
@@ -726,6 +747,7 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
     _order: *const fmi2Integer,
     _value: *mut fmi2Real,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetRealOutputDerivatives", |comp| {
             comp.error(
@@ -747,6 +769,7 @@ pub unsafe extern "C" fn fmi2DoStep(
     communicationStepSize: fmi2Real,
     _noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2DoStep", |comp| {
             comp.do_step(currentCommunicationPoint, communicationStepSize)
@@ -758,6 +781,7 @@ pub unsafe extern "C" fn fmi2DoStep(
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe { with(c, "fmi2CancelStep", |comp| comp.cancel_step()) }
 }
 
@@ -774,6 +798,7 @@ pub unsafe extern "C" fn fmi2GetStatus(
     kind: c_int,
     value: *mut fmi2Status,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetStatus", |comp| {
             if value.is_null() {
@@ -803,6 +828,7 @@ pub unsafe extern "C" fn fmi2GetRealStatus(
     kind: c_int,
     value: *mut fmi2Real,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetRealStatus", |comp| {
             if value.is_null() {
@@ -836,6 +862,7 @@ pub unsafe extern "C" fn fmi2GetIntegerStatus(
     kind: c_int,
     _value: *mut fmi2Integer,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetIntegerStatus", |comp| {
             comp.error(
@@ -856,6 +883,7 @@ pub unsafe extern "C" fn fmi2GetBooleanStatus(
     kind: c_int,
     value: *mut fmi2Boolean,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetBooleanStatus", |comp| {
             if value.is_null() {
@@ -887,6 +915,7 @@ pub unsafe extern "C" fn fmi2GetStringStatus(
     kind: c_int,
     _value: *mut fmi2String,
 ) -> fmi2Status {
+    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
     unsafe {
         with(c, "fmi2GetStringStatus", |comp| {
             comp.error(
