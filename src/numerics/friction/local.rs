@@ -71,6 +71,7 @@ pub fn contact_error(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], mu: f64, r: &[f6
 /// t ∈ {1, ½, ¼, …} with ½‖Φ(r + tΔ)‖² ≤ (1 − 2σt)·½‖Φ(r)‖² (σ = 10⁻⁴).
 /// Stops when the natural map is ≤ `tol` (returns true), or when the step is
 /// below the rounding of r (true: converged as far as arithmetic allows).
+#[inline]
 pub fn newton_ac(
     d: usize,
     w: &[[f64; 3]; 3],

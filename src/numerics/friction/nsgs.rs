@@ -87,7 +87,13 @@ impl Nsgs {
             let tol = self.local_rel * scale + f64::MIN_POSITIVE;
             match self.local {
                 LocalSolver::NewtonAc => {
-                    if !local::newton_ac(d, w, &ql, mu, ri, tol, 10) {
+                    // Literal sizes let the inlined local solver unroll.
+                    let ok = if d == 3 {
+                        local::newton_ac(3, w, &ql, mu, ri, tol, 10)
+                    } else {
+                        local::newton_ac(2, w, &ql, mu, ri, tol, 10)
+                    };
+                    if !ok {
                         local::projection(d, w, &ql, mu, ri, tol, 20);
                     }
                 }
