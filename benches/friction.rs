@@ -148,8 +148,16 @@ fn main() {
     let mut theirs_solved: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut ratios = Vec::new();
     let mut sweeps = Vec::new();
+    // NONSMOOTH_BENCH_SWEEPS=1: only the NSGS sweep cost table.
+    let sweeps_only = std::env::var_os("NONSMOOTH_BENCH_SWEEPS").is_some();
     for (name, family, p, g) in &probs {
         if only.as_deref().is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
+        if sweeps_only {
+            if family == "fc3d" && p.contacts() >= 20 {
+                println!("{name}: {:.0} ns/contact/sweep", sweep_cost(p));
+            }
             continue;
         }
         let (rep, t) = time_default(p, g.as_ref());

@@ -7,7 +7,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use friction_oracle::{planted, Rng, State};
-use nonsmooth::numerics::friction::{friction_solver, FrictionProblem, FRICTION_SOLVERS};
+use nonsmooth::numerics::friction::{
+    friction_solver, FrictionProblem, FrictionSolver, Nsgs, FRICTION_SOLVERS,
+};
 use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveStatus, SolverSettings};
 
 struct Counting;
@@ -84,4 +86,39 @@ fn second_solve_of_the_same_size_allocates_nothing() {
             );
         }
     }
+}
+
+#[test]
+fn shuffled_nsgs_second_solve_allocates_nothing() {
+    let mut rng = Rng(777);
+    let states = [
+        State::Sticking,
+        State::Sliding,
+        State::Separated,
+        State::Sliding,
+    ];
+    let (w1, q1, mu1, _, _) = planted(3, &states, &mut rng);
+    let (w2, q2, mu2, _, _) = planted(3, &states, &mut rng);
+    let sizes = vec![3; states.len()];
+    let bs = |w| Matrix::BlockSparse(BlockSparseMatrix::from_dense(w, &sizes, &sizes).unwrap());
+    let first = FrictionProblem::new(3, bs(&w1), q1, mu1).unwrap();
+    let second = FrictionProblem::new(3, bs(&w2), q2, mu2).unwrap();
+    let mut solver = Nsgs::new(SolverSettings {
+        tolerance: 1e-10,
+        ..Default::default()
+    })
+    .with_shuffle(9);
+    solver.set_timed(false);
+    let n = first.size();
+    let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+    assert!(solver
+        .solve(&first, &mut r, &mut u)
+        .unwrap()
+        .status
+        .is_solved());
+    r.iter_mut().for_each(|v| *v = 0.0);
+    let before = allocations();
+    let rep = solver.solve(&second, &mut r, &mut u).unwrap();
+    assert_eq!(allocations() - before, 0, "shuffled NSGS allocated");
+    assert!(rep.status.is_solved());
 }

@@ -1,36 +1,36 @@
-//! Per-contact access to W: its diagonal blocks W_ii and the row-block
-//! products Σ_{j≠i} W_ij r_j, in O(stored blocks of block row i) on
-//! block-sparse storage whose blocks are the d × d contact blocks.
+//! Per-contact access to W for the Gauss–Seidel sweep: its diagonal blocks
+//! W_ii and its off-diagonal blocks W_ij (j ≠ i) copied once per solve into
+//! a compressed block-row layout (CSR of d × d blocks, values contiguous in
+//! the order the sweep reads them), so that the row-block product
+//! Σ_{j≠i} W_ij r_j costs O(stored blocks of block row i) with no indirection
+//! through the source storage. Dense W contributes only its nonzero blocks.
 
 use super::FrictionProblem;
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
 
-/// The diagonal blocks of W and how to take its row-block products. Sized
-/// once per number of contacts; [`Contacts::prepare`] does not allocate
-/// again for a problem of the same size.
+/// The diagonal blocks of W and its off-diagonal block rows. Sized once per
+/// number of contacts and stored blocks; [`Contacts::prepare`] does not
+/// allocate again for a problem of the same size and pattern.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Contacts {
     /// W_ii, row-major in the top-left d × d corner.
     pub diag: Vec<[[f64; 3]; 3]>,
-    /// Block-sparse W with contact-aligned d × d blocks.
-    aligned: bool,
+    /// Start of block row i in `cols` / `vals` (length contacts + 1).
+    ptr: Vec<usize>,
+    /// Block column j of each stored off-diagonal block.
+    cols: Vec<usize>,
+    /// W_ij column-major: entry (a, b) at `b * 3 + a` (d ≤ 3, zero padded).
+    vals: Vec<[f64; 9]>,
+    /// The CSR above holds W (false: W is block-sparse with blocks that are
+    /// not the contact blocks; rows are then taken from W itself).
+    csr: bool,
 }
 
 impl Contacts {
-    /// Reads the diagonal blocks of `p.w` and checks its block layout.
+    /// Reads the diagonal blocks of `p.w` and copies its off-diagonal blocks.
     pub fn prepare(&mut self, p: &FrictionProblem) {
         let (d, nc) = (p.dim, p.contacts());
         self.diag.resize(nc, [[0.0; 3]; 3]);
-        self.aligned = match &p.w {
-            Matrix::BlockSparse(b) => {
-                let parts = b.parts();
-                let ok = |off: &[usize]| {
-                    off.len() == nc + 1 && off.iter().enumerate().all(|(k, &o)| o == k * d)
-                };
-                ok(parts.row_offsets) && ok(parts.col_offsets)
-            }
-            Matrix::Dense(_) => false,
-        };
         for (i, blk) in self.diag.iter_mut().enumerate() {
             for (a, row) in blk.iter_mut().enumerate().take(d) {
                 for (b, v) in row.iter_mut().enumerate().take(d) {
@@ -38,6 +38,57 @@ impl Contacts {
                 }
             }
         }
+        self.ptr.clear();
+        self.cols.clear();
+        self.vals.clear();
+        self.ptr.push(0);
+        self.csr = match &p.w {
+            Matrix::BlockSparse(b) => {
+                let parts = b.parts();
+                let ok = |off: &[usize]| {
+                    off.len() == nc + 1 && off.iter().enumerate().all(|(k, &o)| o == k * d)
+                };
+                if ok(parts.row_offsets) && ok(parts.col_offsets) {
+                    for i in 0..nc {
+                        for k in parts.row_ptr[i]..parts.row_ptr[i + 1] {
+                            let c = parts.block_col[k];
+                            if c == i {
+                                continue;
+                            }
+                            let src = &parts.values[parts.value_ptr[k]..parts.value_ptr[k + 1]];
+                            let mut blk = [0.0; 9];
+                            for (bcol, col) in src.chunks_exact(d).enumerate() {
+                                blk[bcol * 3..bcol * 3 + d].copy_from_slice(col);
+                            }
+                            self.cols.push(c);
+                            self.vals.push(blk);
+                        }
+                        self.ptr.push(self.cols.len());
+                    }
+                    true
+                } else {
+                    false
+                }
+            }
+            Matrix::Dense(m) => {
+                for i in 0..nc {
+                    for c in (0..nc).filter(|&c| c != i) {
+                        let mut blk = [0.0; 9];
+                        for b in 0..d {
+                            for a in 0..d {
+                                blk[b * 3 + a] = m[(i * d + a, c * d + b)];
+                            }
+                        }
+                        if blk.iter().any(|&v| v != 0.0) {
+                            self.cols.push(c);
+                            self.vals.push(blk);
+                        }
+                    }
+                    self.ptr.push(self.cols.len());
+                }
+                true
+            }
+        };
     }
 
     /// out ← q_i + Σ_{j≠i} W_ij r_j: the free velocity of contact i when the
@@ -47,30 +98,38 @@ impl Contacts {
         let d = p.dim;
         let base = i * d;
         out[..d].copy_from_slice(&p.q[base..base + d]);
-        match &p.w {
-            Matrix::BlockSparse(b) if self.aligned => {
-                let parts = b.parts();
-                for k in parts.row_ptr[i]..parts.row_ptr[i + 1] {
-                    let c = parts.block_col[k];
-                    if c == i {
-                        continue;
+        if self.csr {
+            let (s, e) = (self.ptr[i], self.ptr[i + 1]);
+            let blocks = self.cols[s..e].iter().zip(&self.vals[s..e]);
+            if d == 3 {
+                let [mut o0, mut o1, mut o2] = *out;
+                for (&c, w) in blocks {
+                    let rc: &[f64; 3] = match r[c * 3..c * 3 + 3].try_into() {
+                        Ok(v) => v,
+                        Err(_) => continue,
+                    };
+                    for b in 0..3 {
+                        o0 += w[b * 3] * rc[b];
+                        o1 += w[b * 3 + 1] * rc[b];
+                        o2 += w[b * 3 + 2] * rc[b];
                     }
-                    let vals = &parts.values[parts.value_ptr[k]..parts.value_ptr[k + 1]];
+                }
+                *out = [o0, o1, o2];
+            } else {
+                for (&c, w) in blocks {
                     let rc = &r[c * d..c * d + d];
-                    for (bcol, &rv) in rc.iter().enumerate() {
-                        let col = &vals[bcol * d..bcol * d + d];
+                    for (b, &rv) in rc.iter().enumerate() {
                         for a in 0..d {
-                            out[a] += col[a] * rv;
+                            out[a] += w[b * 3 + a] * rv;
                         }
                     }
                 }
             }
-            w => {
-                let blk = &self.diag[i];
-                for a in 0..d {
-                    let own: f64 = (0..d).map(|b| blk[a][b] * r[base + b]).sum();
-                    out[a] += w.row_dot(base + a, r) - own;
-                }
+        } else {
+            let blk = &self.diag[i];
+            for a in 0..d {
+                let own: f64 = (0..d).map(|b| blk[a][b] * r[base + b]).sum();
+                out[a] += p.w.row_dot(base + a, r) - own;
             }
         }
     }

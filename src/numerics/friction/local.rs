@@ -15,6 +15,7 @@ pub fn contact_velocity(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], r: &[f64], u:
 
 /// Solves the d × d system A x = b (Gaussian elimination with partial
 /// pivoting); `b` receives x. False when A is numerically singular.
+#[inline]
 pub fn solve_small(d: usize, a: &mut [[f64; 3]; 3], b: &mut [f64; 3]) -> bool {
     let scale = (0..d)
         .flat_map(|i| (0..d).map(move |j| (i, j)))
@@ -71,6 +72,7 @@ pub fn contact_error(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], mu: f64, r: &[f6
 /// t ∈ {1, ½, ¼, …} with ½‖Φ(r + tΔ)‖² ≤ (1 − 2σt)·½‖Φ(r)‖² (σ = 10⁻⁴).
 /// Stops when the natural map is ≤ `tol` (returns true), or when the step is
 /// below the rounding of r (true: converged as far as arithmetic allows).
+#[inline]
 pub fn newton_ac(
     d: usize,
     w: &[[f64; 3]; 3],
@@ -83,12 +85,20 @@ pub fn newton_ac(
     let rho = rho_of(d, w);
     let (mut phi, mut dm, mut em) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
     let mut u = [0.0; 3];
+    contact_velocity(d, w, q, r, &mut u);
+    // Φ, D, E at r: computed lazily at the first iteration, then carried
+    // over from the accepted line-search trial (the same figures).
+    let mut have_phi = false;
+    let (mut trial, mut ut) = ([0.0; 3], [0.0; 3]);
+    let (mut pt, mut d2, mut e2) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
     for _ in 0..max_iter {
-        contact_velocity(d, w, q, r, &mut u);
         if contact_natural_map_sq(r, &u[..d], mu).sqrt() <= tol {
             return true;
         }
-        alart_curnier(r, &u[..d], mu, rho, &mut phi, &mut dm, &mut em);
+        if !have_phi {
+            alart_curnier(r, &u[..d], mu, rho, &mut phi, &mut dm, &mut em);
+            have_phi = true;
+        }
         let psi: f64 = phi[..d].iter().map(|v| v * v).sum();
         let mut jac = [[0.0; 3]; 3];
         for a in 0..d {
@@ -106,15 +116,13 @@ pub fn newton_ac(
             return true;
         }
         let mut t = 1.0;
-        let mut trial = [0.0; 3];
-        let (mut pt, mut d2, mut e2) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
         let mut accepted = false;
         for _ in 0..20 {
             for k in 0..d {
                 trial[k] = r[k] + t * step[k];
             }
-            contact_velocity(d, w, q, &trial[..d], &mut u);
-            alart_curnier(&trial[..d], &u[..d], mu, rho, &mut pt, &mut d2, &mut e2);
+            contact_velocity(d, w, q, &trial[..d], &mut ut);
+            alart_curnier(&trial[..d], &ut[..d], mu, rho, &mut pt, &mut d2, &mut e2);
             let pt2: f64 = pt[..d].iter().map(|v| v * v).sum();
             if pt2 <= (1.0 - 2e-4 * t) * psi {
                 accepted = true;
@@ -126,6 +134,7 @@ pub fn newton_ac(
             return false;
         }
         r[..d].copy_from_slice(&trial[..d]);
+        (u, phi, dm, em) = (ut, pt, d2, e2);
     }
     contact_error(d, w, q, mu, r) <= tol
 }

@@ -8,6 +8,14 @@
 //! [`FrictionProblem::errors`]) is computed every 10 sweeps and whenever the
 //! relative change ‖r^{k+1} − r^k‖ / ‖r^{k+1}‖ falls below the tolerance.
 //! Once sized, a solve does not allocate.
+//!
+//! With [`Nsgs::with_shuffle`] each sweep visits the contacts in a fresh
+//! random permutation (Fisher–Yates from a `SmallRng` seeded at the start of
+//! every solve: the same seed gives the same orders, hence the same result).
+
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
 
 use super::cone::project_on_cone;
 use super::contacts::Contacts;
@@ -37,6 +45,11 @@ pub struct Nsgs {
     /// Relative tolerance of the local solves: 10⁻³ × the tolerance, at
     /// least 10⁻¹⁵ (relative to the contact's scale ‖q̃_i‖∞ + ‖r_i‖∞ max W_kk).
     local_rel: f64,
+    /// Seed of the shuffled contact order (None: contacts in index order).
+    shuffle: Option<u64>,
+    /// The contact order of the current sweep (shuffled only).
+    order: Vec<usize>,
+    rng: Option<SmallRng>,
 }
 
 impl Nsgs {
@@ -50,6 +63,9 @@ impl Nsgs {
             timed: true,
             contacts: Contacts::default(),
             local_rel: 1e-15,
+            shuffle: None,
+            order: Vec::new(),
+            rng: None,
         }
     }
 
@@ -69,12 +85,41 @@ impl Nsgs {
         self
     }
 
+    /// Contact shuffling: each sweep visits the contacts in a random order
+    /// drawn from a generator seeded with `seed` at the start of each solve
+    /// (deterministic: the same seed gives the same orders).
+    pub fn with_shuffle(mut self, seed: u64) -> Self {
+        self.shuffle = Some(seed);
+        self
+    }
+
     /// One sweep; returns (‖Δr‖², ‖r‖²).
     pub(crate) fn sweep(&mut self, p: &FrictionProblem, r: &mut [f64]) -> (f64, f64) {
-        let d = p.dim;
+        let nc = p.contacts();
+        if let Some(rng) = self.rng.as_mut() {
+            self.order.shuffle(rng);
+        }
         let (mut dr2, mut r2) = (0.0, 0.0);
+        if self.rng.is_some() {
+            for k in 0..nc {
+                let i = self.order[k];
+                self.visit(p, i, r, &mut dr2, &mut r2);
+            }
+        } else {
+            for i in 0..nc {
+                self.visit(p, i, r, &mut dr2, &mut r2);
+            }
+        }
+        (dr2, r2)
+    }
+
+    /// Solves contact i's local problem with the others frozen; adds its
+    /// ‖Δr_i‖² and ‖r_i‖² to `dr2` and `r2`.
+    #[inline]
+    fn visit(&self, p: &FrictionProblem, i: usize, r: &mut [f64], dr2: &mut f64, r2: &mut f64) {
+        let d = p.dim;
         let mut ql = [0.0; 3];
-        for i in 0..p.contacts() {
+        {
             self.contacts.local_q(p, i, r, &mut ql);
             let w = &self.contacts.diag[i];
             let mu = p.mu[i];
@@ -87,7 +132,13 @@ impl Nsgs {
             let tol = self.local_rel * scale + f64::MIN_POSITIVE;
             match self.local {
                 LocalSolver::NewtonAc => {
-                    if !local::newton_ac(d, w, &ql, mu, ri, tol, 10) {
+                    // Literal sizes let the inlined local solver unroll.
+                    let ok = if d == 3 {
+                        local::newton_ac(3, w, &ql, mu, ri, tol, 10)
+                    } else {
+                        local::newton_ac(2, w, &ql, mu, ri, tol, 10)
+                    };
+                    if !ok {
                         local::projection(d, w, &ql, mu, ri, tol, 20);
                     }
                 }
@@ -102,16 +153,20 @@ impl Nsgs {
                 project_on_cone(ri, mu);
             }
             for k in 0..d {
-                dr2 += (ri[k] - old[k]) * (ri[k] - old[k]);
-                r2 += ri[k] * ri[k];
+                *dr2 += (ri[k] - old[k]) * (ri[k] - old[k]);
+                *r2 += ri[k] * ri[k];
             }
         }
-        (dr2, r2)
     }
 
     /// Sizes the workspace for `p`.
     pub(crate) fn prepare(&mut self, p: &FrictionProblem) {
         self.contacts.prepare(p);
+        self.rng = self.shuffle.map(SmallRng::seed_from_u64);
+        if self.rng.is_some() {
+            self.order.clear();
+            self.order.extend(0..p.contacts());
+        }
     }
 
     /// Runs at most `max_sweeps` sweeps, stopping at the tolerance; returns
