@@ -19,15 +19,15 @@ use exmex::{BinOp, MakeOperators, MatchLiteral, Operator};
 use super::parsed::{Cached, Parsed};
 use super::tape::{self, Sym, SymOperators};
 
-/// The functions accepted in expressions (`pow`, `atan2`, `min` and `max`
-/// take two arguments, the others one).
+/// The functions accepted in expressions (`pow`, `atan2`, `hypot`, `min`
+/// and `max` take two arguments, the others one).
 pub const FUNCTIONS: &[&str] = &[
     "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "ln",
-    "log10", "sqrt", "abs", "sign", "floor", "ceil", "round", "min", "max", "pow",
+    "log10", "sqrt", "abs", "sign", "floor", "ceil", "round", "min", "max", "pow", "hypot",
 ];
 
 /// The functions of two arguments.
-const BINARY_FUNCTIONS: &[&str] = &["atan2", "min", "max", "pow"];
+const BINARY_FUNCTIONS: &[&str] = &["atan2", "hypot", "min", "max", "pow"];
 
 /// Names that cannot be parameters: the constant `pi`, the time `t` and the
 /// function names.
@@ -82,6 +82,7 @@ impl MakeOperators<f64> for Operators {
             ),
             bin("pow", 0, false, f64::powf),
             bin("atan2", 0, false, f64::atan2),
+            bin("hypot", 0, false, f64::hypot),
             bin("min", 0, true, f64::min),
             bin("max", 0, true, f64::max),
             Operator::make_unary("sin", f64::sin),

@@ -162,7 +162,8 @@ pub struct SimulationTable {
 pub struct SystemEntry {
     /// Name (a template when `repeat` is given).
     pub name: SStr,
-    /// `lagrangian_linear`, `first_order_linear` or `two_link_arm`.
+    /// `lagrangian_linear`, `first_order_linear`, `first_order_nonlinear`
+    /// or `two_link_arm`.
     #[serde(rename = "type")]
     pub kind: SStr,
     /// Instantiate the entry for each value of an index.
@@ -188,6 +189,10 @@ pub struct SystemEntry {
     pub a: Option<SMat>,
     /// First order: b (may use `t`).
     pub b: Option<SVec>,
+    /// First order nonlinear: f(t, x), expressions of `t`, `x0`, `x1`, ….
+    pub f: Option<SVec>,
+    /// First order nonlinear: ∂f/∂x (n × n), expressions of `t`, `x0`, ….
+    pub jacobian: Option<SMat>,
     /// Two-link arm: l₁, l₂ (m).
     pub lengths: Option<SVec>,
     /// Two-link arm: m₁, m₂ (kg).
@@ -218,21 +223,33 @@ pub struct InteractionEntry {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RelationTable {
-    /// `lagrangian_linear` or `first_order_linear`.
+    /// `lagrangian_linear`, `lagrangian_scleronomous`, `first_order_linear`,
+    /// `first_order_nonlinear` or `two_link_arm_height`.
     #[serde(rename = "type")]
     pub kind: SStr,
+    /// Nonlinear: h(q) (scleronomous) or h(t, x, λ) (first order), one
+    /// expression per row of y.
+    #[serde(rename = "h")]
+    pub h_fn: Option<SVec>,
+    /// First order nonlinear: g(t, x, λ), one expression per state.
+    pub g: Option<SVec>,
+    /// Lagrangian scleronomous: J = ∂h/∂q (m × n).
+    pub jacobian: Option<SMat>,
+    /// First order nonlinear: K = ∂g/∂x (n × n).
+    #[serde(rename = "K")]
+    pub k: Option<SMat>,
     /// Lagrangian: H.
     #[serde(rename = "H")]
     pub h: Option<SMat>,
     /// Lagrangian: b.
     pub b: Option<SVec>,
-    /// First order: C.
+    /// First order: C (nonlinear: ∂h/∂x).
     #[serde(rename = "C")]
     pub c: Option<SMat>,
-    /// First order: B.
+    /// First order: B (nonlinear: ∂g/∂λ).
     #[serde(rename = "B")]
     pub b_matrix: Option<SMat>,
-    /// First order: D.
+    /// First order: D (nonlinear: ∂h/∂λ).
     #[serde(rename = "D")]
     pub d: Option<SMat>,
     /// First order: F.

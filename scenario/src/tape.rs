@@ -32,6 +32,7 @@ pub(crate) enum Op {
     Div,
     Pow,
     Atan2,
+    Hypot,
     Min,
     Max,
     Neg,
@@ -76,6 +77,7 @@ impl Op {
             Op::Div => a / b,
             Op::Pow => a.powf(b),
             Op::Atan2 => a.atan2(b),
+            Op::Hypot => a.hypot(b),
             Op::Min => a.min(b),
             Op::Max => a.max(b),
             Op::Neg => -a,
@@ -103,7 +105,15 @@ impl Op {
     fn is_binary(self) -> bool {
         matches!(
             self,
-            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow | Op::Atan2 | Op::Min | Op::Max
+            Op::Add
+                | Op::Sub
+                | Op::Mul
+                | Op::Div
+                | Op::Pow
+                | Op::Atan2
+                | Op::Hypot
+                | Op::Min
+                | Op::Max
         )
     }
 }
@@ -198,6 +208,7 @@ impl MakeOperators<Sym> for SymOperators {
             ),
             bin("pow", 0, false, |a, b| Sym::binary(Op::Pow, a, b)),
             bin("atan2", 0, false, |a, b| Sym::binary(Op::Atan2, a, b)),
+            bin("hypot", 0, false, |a, b| Sym::binary(Op::Hypot, a, b)),
             bin("min", 0, true, |a, b| Sym::binary(Op::Min, a, b)),
             bin("max", 0, true, |a, b| Sym::binary(Op::Max, a, b)),
             Operator::make_unary("sin", |a| Sym::unary(Op::Sin, a)),

@@ -1,5 +1,6 @@
 //! The `[[interactions]]` entries: relations and nonsmooth laws.
 
+use super::nonlinear_relations as nonlinear;
 use super::systems::Systems;
 use super::{instance, instances, model_error, refuse, required, Kind};
 use crate::error::{Result, ScenarioError};
@@ -35,10 +36,16 @@ fn relation(
     ctx: Ctx<'_>,
     r: &toml::Spanned<RelationTable>,
     arm: Option<TwoLinkArm>,
+    n: usize,
 ) -> Result<Relation> {
     let span = r.span();
     let r = r.get_ref();
     let kind_name = r.kind.get_ref().as_str();
+    match kind_name {
+        "lagrangian_scleronomous" => return nonlinear::scleronomous(ctx, r, span, n),
+        "first_order_nonlinear" => return nonlinear::first_order(ctx, r, span, n),
+        _ => nonlinear::refuse_keys(ctx, r, kind_name)?,
+    }
     if kind_name != "two_link_arm_height" {
         let kind = Kind {
             name: kind_name,
@@ -121,7 +128,8 @@ fn relation(
             at: ctx.at(r.kind.span()),
             reason: format!(
                 "unknown relation type `{other}` \
-                 (types: lagrangian_linear, first_order_linear, two_link_arm_height)"
+                 (types: lagrangian_linear, lagrangian_scleronomous, first_order_linear, \
+                 first_order_nonlinear, two_link_arm_height)"
             ),
         }),
     }
@@ -205,7 +213,7 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
 fn interaction(
     ctx: Ctx<'_>,
     b: &mut ModelBuilder,
-    Systems { ids, arms }: &Systems,
+    Systems { ids, dims, arms }: &Systems,
     e: &InteractionEntry,
     span: std::ops::Range<usize>,
 ) -> Result<()> {
@@ -241,7 +249,11 @@ fn interaction(
         [one] => arms.get(one).copied(),
         _ => None,
     };
-    let rel = relation(ctx, &e.relation, arm)?;
+    let n = systems
+        .iter()
+        .map(|s| dims.get(s).copied().unwrap_or(0))
+        .sum();
+    let rel = relation(ctx, &e.relation, arm, n)?;
     let law = law(ctx, &e.law, rel.output_dim())?;
     b.add_interaction(&name, &systems, rel, law)
         .map_err(|source| model_error(ctx, span, source))?;

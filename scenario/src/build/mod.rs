@@ -8,7 +8,9 @@
 //! Expressions are parsed once per build ([`Parsed`]): the instances of a
 //! repeated entry share their texts and only evaluate them.
 
+mod functions;
 mod interactions;
+mod nonlinear_relations;
 mod output;
 mod systems;
 

@@ -1,25 +1,30 @@
 //! The `[[systems]]` entries: Lagrangian linear systems, first-order
-//! linear systems and two-link arms.
+//! linear and nonlinear systems and two-link arms.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use nalgebra::{DMatrix, DVector};
 
+use super::functions::{self, names};
 use super::{instance, instances, model_error, refuse, required};
 use crate::error::{Result, ScenarioError};
 use crate::schema::{ScenarioFile, SystemEntry};
 use crate::values::Ctx;
 use crate::Places;
+use nonsmooth::modelling::functions::{StateFn, StateJacobianFn};
 use nonsmooth::modelling::models::TwoLinkArm;
 use nonsmooth::modelling::{
-    DynamicalSystem, FirstOrderLinear, LagrangianLinearTi, ModelBuilder, SystemId,
+    DynamicalSystem, FirstOrderLinear, FirstOrderNonlinear, LagrangianLinearTi, ModelBuilder,
+    SystemId,
 };
 
-/// The systems added, by name, and the two-link arms among them (whose
-/// height relations need their data).
+/// The systems added, by name, their dimensions, and the two-link arms
+/// among them (whose height relations need their data).
 #[derive(Default)]
 pub(super) struct Systems {
     pub ids: HashMap<String, SystemId>,
+    pub dims: HashMap<SystemId, usize>,
     pub arms: HashMap<SystemId, TwoLinkArm>,
 }
 
@@ -44,12 +49,14 @@ pub(super) fn add_systems(
             let ctx = instance(ctx, var.as_deref(), i);
             let name = ctx.render(&e.name, "the name")?;
             let (ds, arm) = system(ctx, e, span.clone())?;
+            let dim = ds.dim();
             let id = builder
                 .add_system(&name, ds)
                 .map_err(|source| model_error(ctx, span.clone(), source))?;
             if let Some(arm) = arm {
                 out.arms.insert(id, arm);
             }
+            out.dims.insert(id, dim);
             places.systems.insert(name.clone(), at.clone());
             out.ids.insert(name, id);
         }
@@ -59,6 +66,7 @@ pub(super) fn add_systems(
 
 const LAGRANGIAN_KEYS: &str = "q0, v0, mass or mass_diagonal, stiffness, damping, fext";
 const FIRST_ORDER_KEYS: &str = "x0, A, b";
+const NONLINEAR_KEYS: &str = "x0, f, jacobian";
 const ARM_KEYS: &str = "q0, v0, lengths, masses, inertias, gravity";
 
 /// Refuses the two-link arm's keys on another system type.
@@ -71,6 +79,66 @@ fn refuse_arm_keys(ctx: Ctx<'_>, e: &SystemEntry, kind: &str, keys: &str) -> Res
         refuse(ctx, v, key, kind, keys)?;
     }
     refuse(ctx, &e.gravity, "gravity", kind, keys)
+}
+
+/// Refuses the first-order nonlinear system's keys on another system type.
+fn refuse_nonlinear_keys(ctx: Ctx<'_>, e: &SystemEntry, kind: &str, keys: &str) -> Result<()> {
+    refuse(ctx, &e.f, "f", kind, keys)?;
+    refuse(ctx, &e.jacobian, "jacobian", kind, keys)
+}
+
+/// ẋ = f(t, x) from `x0`, `f` (expressions of `t`, `x0`, `x1`, …) and the
+/// optional `jacobian` ∂f/∂x (forward differences when absent).
+fn first_order_nonlinear(
+    ctx: Ctx<'_>,
+    e: &SystemEntry,
+    span: std::ops::Range<usize>,
+) -> Result<FirstOrderNonlinear> {
+    let kind = "a first_order_nonlinear system";
+    refuse_arm_keys(ctx, e, kind, NONLINEAR_KEYS)?;
+    for (v, key) in [
+        (&e.q0, "q0"),
+        (&e.v0, "v0"),
+        (&e.mass_diagonal, "mass_diagonal"),
+        (&e.fext, "fext"),
+        (&e.b, "b"),
+    ] {
+        refuse(ctx, v, key, kind, NONLINEAR_KEYS)?;
+    }
+    for (m, key) in [
+        (&e.mass, "mass"),
+        (&e.stiffness, "stiffness"),
+        (&e.damping, "damping"),
+        (&e.a, "A"),
+    ] {
+        refuse(ctx, m, key, kind, NONLINEAR_KEYS)?;
+    }
+    let x0 = ctx.vector(required(ctx, &e.x0, span.clone(), "x0", kind)?, "x0")?;
+    let n = x0.len();
+    // Slots: t, then x0 … x{n−1}.
+    let vars: Vec<String> = std::iter::once("t".to_string())
+        .chain(names("x", n))
+        .collect();
+    let f = functions::vector(
+        ctx,
+        required(ctx, &e.f, span, "f", kind)?,
+        "f",
+        n,
+        "the length of x0",
+        &vars,
+    )?;
+    let jacobian = e
+        .jacobian
+        .as_ref()
+        .map(|j| functions::matrix(ctx, j, "jacobian", (n, n), &vars))
+        .transpose()?;
+    let f: StateFn = Arc::new(move |t, x, out| {
+        f.eval(|k| if k == 0 { t } else { x[k - 1] }, out);
+    });
+    let jacobian = jacobian.map(|j| -> StateJacobianFn {
+        Arc::new(move |t, x, out| j.eval(|k| if k == 0 { t } else { x[k - 1] }, out))
+    });
+    Ok(FirstOrderNonlinear { x0, f, jacobian })
 }
 
 /// A two-link arm's data from its entry: two values per vector.
@@ -106,8 +174,10 @@ fn system(
     span: std::ops::Range<usize>,
 ) -> Result<(DynamicalSystem, Option<TwoLinkArm>)> {
     match e.kind.get_ref().as_str() {
+        "first_order_nonlinear" => Ok((first_order_nonlinear(ctx, e, span)?.into(), None)),
         "two_link_arm" => {
             let kind = "a two_link_arm system";
+            refuse_nonlinear_keys(ctx, e, kind, ARM_KEYS)?;
             refuse(ctx, &e.x0, "x0", kind, ARM_KEYS)?;
             refuse(ctx, &e.a, "A", kind, ARM_KEYS)?;
             refuse(ctx, &e.b, "b", kind, ARM_KEYS)?;
@@ -130,6 +200,7 @@ fn system(
         }
         "lagrangian_linear" => {
             let kind = "a lagrangian_linear system";
+            refuse_nonlinear_keys(ctx, e, kind, LAGRANGIAN_KEYS)?;
             refuse_arm_keys(ctx, e, kind, LAGRANGIAN_KEYS)?;
             refuse(ctx, &e.x0, "x0", kind, LAGRANGIAN_KEYS)?;
             refuse(ctx, &e.a, "A", kind, LAGRANGIAN_KEYS)?;
@@ -169,6 +240,7 @@ fn system(
         }
         "first_order_linear" => {
             let kind = "a first_order_linear system";
+            refuse_nonlinear_keys(ctx, e, kind, FIRST_ORDER_KEYS)?;
             refuse_arm_keys(ctx, e, kind, FIRST_ORDER_KEYS)?;
             for (v, key) in [
                 (&e.q0, "q0"),
@@ -197,7 +269,8 @@ fn system(
             at: ctx.at(e.kind.span()),
             reason: format!(
                 "unknown system type `{other}` \
-                 (types: lagrangian_linear, first_order_linear, two_link_arm)"
+                 (types: lagrangian_linear, first_order_linear, first_order_nonlinear, \
+                 two_link_arm)"
             ),
         }),
     }
