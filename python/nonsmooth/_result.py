@@ -18,7 +18,7 @@ class Result:
       column, as python-control's time responses).
     """
 
-    def __init__(self, columns, data, event_t, event_kind, event_object, steps, solver_iterations):
+    def __init__(self, columns, data, event_t, event_kind, event_object, steps, solver_iterations, native_time=float("nan")):
         self.columns = list(columns)
         self._data = data
         self._index = {c: j for j, c in enumerate(self.columns)}
@@ -27,6 +27,8 @@ class Result:
         self._event_object = event_object
         self.steps = steps
         self.solver_iterations = solver_iterations
+        #: Seconds spent in Rust (reading, building, simulating, keeping rows).
+        self.native_time = native_time
 
     @property
     def t(self):

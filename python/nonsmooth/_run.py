@@ -42,7 +42,7 @@ def run(scenario, set=None, strategy=None, t_end=None, events=True):
     """
     text, path, base = _source(scenario)
     base.update(set or {})
-    cols, data, et, ek, eo, _, (steps, iters) = _native.run(
+    cols, data, et, ek, eo, _, (steps, iters, native_s) = _native.run(
         text, path, _pairs(base), strategy, t_end, events
     )
-    return Result(cols, data, et, ek, eo, steps, iters)
+    return Result(cols, data, et, ek, eo, steps, iters, native_s)

@@ -88,10 +88,10 @@ def run_batch(text, path, points, metrics, strategy=None, t_end=None):
     out = []
     for p in points:
         try:
-            cols, data, et, ek, eo, values, (steps, iters) = _native.run(
+            cols, data, et, ek, eo, values, (steps, iters, native_s) = _native.run(
                 text, path, _pairs(p), strategy, t_end, True, specs
             )
-            result = Result(cols, data, et, ek, eo, steps, iters)
+            result = Result(cols, data, et, ek, eo, steps, iters, native_s)
             it = iter(values)
             row = [next(it) if isinstance(m, Builtin) else float(m(result)) for m in metrics]
             out.append((row, None))

@@ -95,13 +95,14 @@ type RunOutput<'py> = (
     Vec<&'static str>,
     Vec<String>,
     Vec<f64>,
-    (u64, u64),
+    (u64, u64, f64),
 );
 
 /// Runs a scenario given as text (named `path` in messages) with the
 /// parameter overrides `set`; the interpreter is released while it runs.
 /// Returns (columns, rows as a 2-D array, event times, event kinds, event
-/// objects, the metrics' values, (steps, solver iterations)).
+/// objects, the metrics' values, (steps, solver iterations, seconds spent
+/// in Rust: reading, building, simulating and keeping the rows)).
 #[pyfunction]
 #[pyo3(signature = (text, path, set, strategy=None, t_end=None, events=true, metric_specs=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
@@ -118,6 +119,7 @@ pub fn run<'py>(
     let opts = options(py, &path, strategy.as_deref(), t_end, events)?;
     let ms = metrics(py, &path, &metric_specs)?;
     let set = overrides(set);
+    let started = std::time::Instant::now();
     let outcome: Result<(Recording, Result<Vec<f64>, String>), RunError> = py.detach(|| {
         let s = scenario(&text, &path, &set)?;
         let rec = nonsmooth_runs::run(&s, &opts)?;
@@ -127,6 +129,7 @@ pub fn run<'py>(
             .collect();
         Ok((rec, values))
     });
+    let native_s = started.elapsed().as_secs_f64();
     let (rec, values) = outcome.map_err(|e| run_error(py, e))?;
     let values = values.map_err(|e| raise(py, "ScenarioError", e, Some(path.clone()), None))?;
     let rows = rec.rows();
@@ -148,7 +151,7 @@ pub fn run<'py>(
         kinds,
         objects,
         values,
-        (rec.steps, rec.solver_iterations),
+        (rec.steps, rec.solver_iterations, native_s),
     ))
 }
 

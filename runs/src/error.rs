@@ -12,8 +12,9 @@ use nonsmooth_scenario::ScenarioError;
 pub enum RunError {
     /// The scenario could not be read or built; the message starts with
     /// `path:line:column:` when the fault is in the file.
+    /// (Boxed: a scenario error is large, a run's result small.)
     #[error(transparent)]
-    Scenario(#[from] ScenarioError),
+    Scenario(Box<ScenarioError>),
     /// An option of the run is not valid (e.g. `t_end` before `t0`).
     #[error("{}: {reason}", path.display())]
     Option {
@@ -36,11 +37,17 @@ pub enum RunError {
     },
 }
 
+impl From<ScenarioError> for RunError {
+    fn from(e: ScenarioError) -> RunError {
+        RunError::Scenario(Box::new(e))
+    }
+}
+
 impl RunError {
     /// The scenario file the error is about.
     pub fn path(&self) -> Option<PathBuf> {
         match self {
-            RunError::Scenario(e) => match e {
+            RunError::Scenario(e) => match e.as_ref() {
                 ScenarioError::Io { path, .. } | ScenarioError::NoSuchParameter { path, .. } => {
                     Some(path.clone())
                 }
