@@ -11,6 +11,8 @@ See docs/python.md.
 from ._errors import NonsmoothError, ScenarioError, SimulationError
 from ._native import __version__
 from ._native import solve_lcp as _solve_lcp
+from ._native import solve_mlcp as _solve_mlcp
+from ._native import solve_relay as _solve_relay
 from ._result import Result
 from ._run import run
 from ._scenario import Scenario
@@ -27,6 +29,25 @@ def solve_lcp(M, q, solver="default", tol=None, max_iter=None):
     )
 
 
+def _f(a):
+    import numpy as np
+
+    return np.ascontiguousarray(a, dtype=float)
+
+
+def solve_mlcp(M, q, n_eq, solver="default", tol=None, max_iter=None):
+    """Solves the MLCP whose first ``n_eq`` unknowns are free and rows are
+    equalities: [A C; D B] (u, v) + (a, b) = (0, w), 0 ≤ v ⊥ w ≥ 0, from
+    zero (as ``nonsmooth solve``); the report as for :func:`solve_lcp`."""
+    return _solve_mlcp(_f(M), _f(q), int(n_eq), solver, tol, max_iter)
+
+
+def solve_relay(M, q, lb, ub, solver="default", tol=None, max_iter=None):
+    """Solves the relay problem w = M z + q, z ∈ [lb, ub], −w ∈ N(z) from
+    zero (as ``nonsmooth solve``); the report as for :func:`solve_lcp`."""
+    return _solve_relay(_f(M), _f(q), _f(lb), _f(ub), solver, tol, max_iter)
+
+
 __all__ = [
     "NonsmoothError",
     "Result",
@@ -40,6 +61,8 @@ __all__ = [
     "run",
     "run_batch",
     "solve_lcp",
+    "solve_mlcp",
+    "solve_relay",
     "sweep",
     "__version__",
 ]

@@ -23,6 +23,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runs::parameters, m)?)?;
     m.add_function(wrap_pyfunction!(runs::validate, m)?)?;
     m.add_function(wrap_pyfunction!(numerics::solve_lcp, m)?)?;
+    m.add_function(wrap_pyfunction!(numerics::solve_mlcp, m)?)?;
+    m.add_function(wrap_pyfunction!(numerics::solve_relay, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

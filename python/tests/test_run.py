@@ -164,3 +164,20 @@ def test_the_interpreter_runs_other_threads_during_a_simulation():
     assert len(inside) > 100, len(inside)
     stamps = [window["start"]] + inside + [window["end"]]
     assert max(b - a for a, b in zip(stamps, stamps[1:])) < span / 2
+
+
+def test_solve_mlcp_and_relay_match_hand_solutions():
+    # u free, v ≥ 0: 2u + v − 2 = 0, w = u + 2v + 1 ⊥ v. With v = 0:
+    # u = 1, w = 2 ≥ 0, so (u, v) = (1, 0).
+    rep = nonsmooth.solve_mlcp([[2.0, 1.0], [1.0, 2.0]], [-2.0, 1.0], n_eq=1)
+    assert rep["status"] == "solved"
+    np.testing.assert_allclose(rep["z"], [1.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(rep["w"][1], 2.0, atol=1e-12)
+    # M = I: z = clip(−q, lb, ub), w = z + q.
+    q = np.array([-2.0, 0.5, 3.0])
+    rep = nonsmooth.solve_relay(np.eye(3), q, [-1.0] * 3, [1.0] * 3)
+    assert rep["status"] == "solved"
+    np.testing.assert_allclose(rep["z"], [1.0, -0.5, -1.0], atol=1e-12)
+    np.testing.assert_allclose(rep["w"], [-1.0, 0.0, 2.0], atol=1e-12)
+    with pytest.raises(ValueError):
+        nonsmooth.solve_relay(np.eye(2), [1.0, 2.0], [0.0], [1.0, 1.0])
