@@ -11,6 +11,7 @@ mod plot;
 mod run;
 mod solve;
 mod solve_friction;
+mod sweep;
 
 use std::process::ExitCode;
 
@@ -54,6 +55,11 @@ pub enum Command {
     ///
     /// `nonsmooth fmu export SCENARIO.toml -o NAME.fmu` (see docs/fmi.md).
     Fmu(fmu::FmuArgs),
+
+    /// Run a scenario over a grid of parameter values, in parallel over the
+    /// local cores, and write one row per run (parameters, metrics, error).
+    #[command(after_long_help = sweep::long_help())]
+    Sweep(sweep::SweepArgs),
 }
 
 /// The control laws scenarios may name.
@@ -70,6 +76,7 @@ pub fn main() -> ExitCode {
         Command::Plot(args) => plot::run(args),
         Command::Run(args) => run::run(args),
         Command::Fmu(args) => fmu::run(args),
+        Command::Sweep(args) => sweep::run(args),
     }
 }
 

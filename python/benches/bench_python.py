@@ -1,0 +1,106 @@
+"""Benchmarks of the Python package (figures in docs/python.md).
+
+1. ``nonsmooth.run`` of the sliding-mode tutorial (examples/smc_tutorial.toml,
+   10 000 steps) from Python, against the time spent in Rust for the same
+   call (reading, building, simulating, keeping the rows: the library's
+   loop plus the copy of the results) and against ``nonsmooth run`` (a
+   process writing the CSV), best of several repetitions.
+2. A sweep of N short runs of the tutorial (T = 0.1 s, 1 000 steps each):
+   the single-core rate (one process, batches run in turn), then through a
+   local process pool and a Dask LocalCluster with two workers; speed-up
+   and per-run overhead (wall time × workers / runs − single-core time per
+   run).
+
+Usage: python python/benches/bench_python.py [--runs N] [--cli PATH]
+"""
+
+import argparse
+import os
+import pathlib
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import nonsmooth
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SMC = ROOT / "examples" / "smc_tutorial.toml"
+
+
+def best(f, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def bench_run(cli, repeat=20):
+    wall, r = best(lambda: nonsmooth.run(SMC, events=False), repeat)
+    native = min(nonsmooth.run(SMC, events=False).native_time for _ in range(repeat))
+    print(f"run of smc_tutorial ({r.steps} steps, {len(r)} rows × {len(r.columns)} columns):")
+    print(f"  nonsmooth.run from Python : {wall * 1e3:8.3f} ms  ({wall / r.steps * 1e6:.3f} µs/step)")
+    print(f"  of which in Rust          : {native * 1e3:8.3f} ms  (ratio Python/Rust {wall / native:.2f})")
+    wall_ev, _ = best(lambda: nonsmooth.run(SMC), repeat)
+    print(f"  with the event log        : {wall_ev * 1e3:8.3f} ms")
+    if cli:
+        with tempfile.TemporaryDirectory() as d:
+            c, _ = best(lambda: subprocess.run([cli, "run", "-q", str(SMC), "--out", d], check=True), 5)
+        print(f"  nonsmooth run (CSV)       : {c * 1e3:8.3f} ms  ({c / wall:.1f}× the Python call)")
+
+
+def bench_sweep(n, workers=2):
+    samples = [{"alpha": 1.0 + (k % 100) / 100.0} for k in range(n)]
+    metrics = {"s": nonsmooth.final("controller.sigma[0]")}
+    text = SMC.read_text()
+    common = dict(samples=samples, metrics=metrics, set={"t_end": 0.1})
+
+    # Single core: the same batches, run in this process one after the other.
+    from nonsmooth._sweep import Builtin, run_batch  # noqa: F401
+
+    t = time.perf_counter()
+    batch = 250
+    for i in range(0, n, batch):
+        run_batch(text, str(SMC), [{**s, "t_end": 0.1} for s in samples[i:i + batch]],
+                  [metrics["s"]])
+    single = time.perf_counter() - t
+    per_run = single / n
+    print(f"sweep of {n} runs of smc_tutorial, T = 0.1 (1 000 steps each), {workers} workers:")
+    print(f"  single core    : {single:7.2f} s  {n / single:8.0f} runs/s  ({per_run * 1e6:.0f} µs/run)")
+
+    def report(name, wall):
+        overhead = wall * workers / n - per_run
+        print(f"  {name:<15}: {wall:7.2f} s  {n / wall:8.0f} runs/s  speed-up {single / wall:.2f}×"
+              f"  overhead {overhead * 1e6:+.0f} µs/run")
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pool.submit(sum, [1]).result()  # start the workers
+        t = time.perf_counter()
+        a = nonsmooth.sweep(SMC, executor=pool, **common)
+        report("process pool", time.perf_counter() - t)
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            ex = client.get_executor()
+            t = time.perf_counter()
+            b = nonsmooth.sweep(SMC, executor=ex, **common)
+            report("dask", time.perf_counter() - t)
+    assert a.equals(b), "the process pool and Dask tables differ"
+    assert a["error"].isna().all()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--runs", type=int, default=10_000)
+    default_cli = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "nonsmooth"
+    p.add_argument("--cli", default=str(default_cli) if default_cli.exists() else None)
+    a = p.parse_args()
+    bench_run(a.cli)
+    bench_sweep(a.runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Parameter sweeps: one run per point of a grid or a list of samples, a
+table with one row per run (its parameters, its metrics, its error).
+
+Tasks carry plain values (the scenario's text, the overrides, the metric
+texts or picklable callables), never Rust objects, so any
+``concurrent.futures.Executor`` can run them: a local process pool by
+default, a Dask cluster through ``Client.get_executor()``.
+"""
+
+import itertools
+import math
+import os
+
+from . import _native
+from ._result import Result
+
+
+class Builtin:
+    """A built-in metric, evaluated in Rust on the recorded rows:
+    ``final(col)``, ``max_abs_after(col, t)``, ``reaching_time(col, tol)``."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def __repr__(self):
+        return self.spec
+
+    def __eq__(self, other):
+        return isinstance(other, Builtin) and other.spec == self.spec
+
+    def __hash__(self):
+        return hash(self.spec)
+
+
+def final(column):
+    """The value of ``column`` at the last output instant."""
+    return Builtin(f"final({column})")
+
+
+def max_abs_after(column, t):
+    """max |column(tᵢ)| over the output instants tᵢ ≥ t (NaN when none)."""
+    return Builtin(f"max_abs_after({column}, {float(t)!r})")
+
+
+def reaching_time(column, tol):
+    """The first output instant from which |column| ≤ tol until the end
+    (NaN when the last value is outside the band)."""
+    return Builtin(f"reaching_time({column}, {float(tol)!r})")
+
+
+def _metric(m):
+    if isinstance(m, Builtin):
+        return m
+    if isinstance(m, str):
+        return Builtin(m)
+    if callable(m):
+        return m
+    raise TypeError(f"a metric is a callable on a Result or a built-in metric, not {m!r}")
+
+
+def _points(grid, samples):
+    if (grid is None) == (samples is None):
+        raise ValueError("sweep: give either grid (dict of lists) or samples (list of dicts)")
+    if grid is not None:
+        names = list(grid)
+        return [dict(zip(names, values)) for values in itertools.product(*(list(grid[n]) for n in names))]
+    return [dict(s) for s in samples]
+
+
+def _pairs(point):
+    return [(str(k), v if isinstance(v, str) else float(v)) for k, v in point.items()]
+
+
+def run_batch(text, path, points, metrics, strategy=None, t_end=None):
+    """Runs a batch of points in this process: for each, (values, error).
+
+    ``metrics`` is a list of Builtin or callables. Built-in metrics only:
+    one call into Rust for the whole batch (interpreter released). With
+    callables, each run comes back as a Result and the callables are
+    applied to it; an exception of a callable is the point's error.
+    """
+    specs = [m.spec for m in metrics if isinstance(m, Builtin)]
+    if all(isinstance(m, Builtin) for m in metrics):
+        return [
+            (list(v), e)
+            for v, e in _native.run_batch(text, path, [_pairs(p) for p in points], specs, strategy, t_end)
+        ]
+    out = []
+    for p in points:
+        try:
+            cols, data, et, ek, eo, values, (steps, iters, native_s) = _native.run(
+                text, path, _pairs(p), strategy, t_end, True, specs
+            )
+            result = Result(cols, data, et, ek, eo, steps, iters, native_s)
+            it = iter(values)
+            row = [next(it) if isinstance(m, Builtin) else float(m(result)) for m in metrics]
+            out.append((row, None))
+        except Exception as e:  # noqa: BLE001 — a failed run is a row
+            out.append(([math.nan] * len(metrics), str(e)))
+    return out
+
+
+def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=None,
+          strategy=None, t_end=None, set=None):
+    """Runs a scenario once per point and returns the table of results.
+
+    * ``grid``: dict name → list of values, every combination (the first
+      name varies slowest); or ``samples``: a list of dicts (e.g.
+      Monte-Carlo draws);
+    * ``metrics``: dict name → metric, a built-in (:func:`final`,
+      :func:`max_abs_after`, :func:`reaching_time`, or its text) or a
+      callable on the :class:`Result` (picklable: a module-level function
+      for process pools and Dask);
+    * ``executor``: any ``concurrent.futures.Executor`` (None: a local
+      process pool over the cores; a Dask ``Client.get_executor()`` sends
+      the batches to the cluster);
+    * ``batch``: points per task (default: enough for about four tasks per
+      worker);
+    * ``set``: overrides applied to every point.
+
+    The table has one row per point, in the order of the points: the
+    point's parameters, then the metrics under their names, then ``error``
+    (None for a run that completed). A pandas DataFrame when pandas is
+    installed, else a dict of lists.
+    """
+    from ._run import _source
+
+    text, path, base = _source(scenario)
+    base.update(set or {})
+    points = _points(grid, samples)
+    full = [{**base, **p} for p in points]
+    names = list((metrics or {}).keys())
+    ms = [_metric(m) for m in (metrics or {}).values()]
+
+    workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
+    if batch is None:
+        batch = max(1, math.ceil(len(points) / (4 * workers)))
+    chunks = [full[i:i + batch] for i in range(0, len(full), batch)]
+
+    own = executor is None
+    if own:
+        from concurrent.futures import ProcessPoolExecutor
+
+        executor = ProcessPoolExecutor(max_workers=workers)
+    try:
+        futures = [executor.submit(run_batch, text, path, c, ms, strategy, t_end) for c in chunks]
+        rows = []
+        for f, c in zip(futures, chunks):
+            try:
+                rows.extend(f.result())
+            except Exception as e:  # noqa: BLE001 — a lost task is error rows
+                rows.extend([([math.nan] * len(ms), f"task failed: {e}")] * len(c))
+    finally:
+        if own:
+            executor.shutdown()
+
+    params = list(dict.fromkeys(k for p in points for k in p))
+    table = {k: [p.get(k) for p in points] for k in params}
+    for j, n in enumerate(names):
+        table[n] = [r[0][j] for r in rows]
+    table["error"] = [r[1] for r in rows]
+    try:
+        import pandas as pd
+    except ImportError:
+        return table
+    return pd.DataFrame(table)

@@ -1,0 +1,120 @@
+"""Sweeps: the reaching time of implicit sliding mode against σ₀/α, the
+same table from a process pool and a Dask cluster, error rows."""
+
+import math
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nonsmooth
+
+from conftest import EXAMPLES
+
+SMC = EXAMPLES / "smc_double_integrator.toml"
+ALPHAS = [0.5, 1.0, 2.0, 4.0, 5.0]
+PERIODS = [1e-2, 5e-3, 2e-3]
+METRICS = {
+    "reach": nonsmooth.reaching_time("controller.sigma[0]", 1e-9),
+    "sigma_end": nonsmooth.final("controller.sigma[0]"),
+    "sigma_max_late": nonsmooth.max_abs_after("controller.sigma[0]", 2.5),
+}
+
+
+def sweep(executor=None, **kw):
+    return nonsmooth.sweep(
+        SMC,
+        grid={"alpha": ALPHAS, "control_period": PERIODS},
+        metrics=METRICS,
+        executor=executor,
+        set={"t_end": 3},
+        **kw,
+    )
+
+
+def test_reaching_time_is_sigma0_over_alpha():
+    table = sweep()
+    assert isinstance(table, pd.DataFrame)
+    assert list(table.columns) == ["alpha", "control_period", "reach", "sigma_end", "sigma_max_late", "error"]
+    assert len(table) == len(ALPHAS) * len(PERIODS)
+    # The grid in order, the first name varying slowest.
+    assert table["alpha"].tolist() == [a for a in ALPHAS for _ in PERIODS]
+    assert table["control_period"].tolist() == PERIODS * len(ALPHAS)
+    assert table["error"].isna().all()
+    # x(0) = (1, 0), σ = x₁ + x₂: σ₀ = 1, reached at σ₀/α (every σ₀/α here
+    # is a whole number of control periods).
+    for _, row in table.iterrows():
+        assert abs(row["reach"] - 1.0 / row["alpha"]) <= 1e-12, row
+        assert abs(row["sigma_end"]) <= 1e-9
+        assert row["sigma_max_late"] <= 1e-9
+
+
+def test_process_pool_and_dask_give_identical_tables():
+    from dask.distributed import Client, LocalCluster
+
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        a = sweep(pool, batch=4)
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, processes=True) as cluster:
+        with Client(cluster) as client:
+            b = sweep(client.get_executor(), batch=3)
+    c = sweep(ThreadPoolExecutor(2), batch=1)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    pd.testing.assert_frame_equal(a, c, check_exact=True)
+    # Bit-identical, not only equal within a tolerance.
+    for col in ["reach", "sigma_end", "sigma_max_late"]:
+        assert a[col].to_numpy().tobytes() == b[col].to_numpy().tobytes()
+
+
+def sigma_at_one(result):
+    """A callable metric (module-level: picklable for process pools)."""
+    t = result.t
+    return float(result["controller.sigma[0]"][np.searchsorted(t, 1.0)])
+
+
+def test_a_bad_point_is_an_error_row_and_the_rest_complete():
+    samples = [
+        {"alpha": 2.0},
+        {"alpha": 2.0, "no_such_parameter": 1.0},
+        {"alpha": "nonsense + 1"},
+        {"alpha": 1.0, "step": 0.007},
+        {"alpha": 4.0},
+    ]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        table = nonsmooth.sweep(
+            SMC,
+            samples=samples,
+            metrics={"reach": METRICS["reach"], "s1": sigma_at_one},
+            executor=pool,
+            batch=2,
+            set={"t_end": 2},
+        )
+    assert len(table) == 5
+    ok = table["error"].isna().tolist()
+    assert ok == [True, False, False, False, True]
+    assert "no_such_parameter" in table["error"][1]
+    assert "nonsense" in table["error"][2]
+    assert math.isnan(table["reach"][1]) and math.isnan(table["s1"][3])
+    assert table["reach"][0] == 0.5 and table["reach"][4] == 0.25
+    # σ at t = 1 is in the band once reached (implicit law).
+    assert abs(table["s1"][0]) <= 1e-9
+    # Parameters absent from a sample are empty cells.
+    assert pd.isna(table["no_such_parameter"][0])
+
+
+def test_samples_from_seed_sequences_reproduce():
+    seeds = np.random.SeedSequence(1234).spawn(6)
+    samples = [{"alpha": float(np.random.default_rng(s).uniform(0.5, 4.0))} for s in seeds]
+    a = nonsmooth.sweep(SMC, samples=samples, metrics={"reach": METRICS["reach"]}, set={"t_end": 2.5},
+                        strategy="time-stepping")
+    for alpha, reach in zip(a["alpha"], a["reach"]):
+        # Reaching happens at the first control instant from which σ stays
+        # in the band: within one control period after σ₀/α.
+        assert 1.0 / alpha - 1e-12 <= reach <= 1.0 / alpha + 1e-2 + 1e-12, (alpha, reach)
+
+
+def test_bad_sweep_arguments():
+    with pytest.raises(ValueError):
+        nonsmooth.sweep(SMC, metrics={})
+    with pytest.raises(TypeError):
+        nonsmooth.sweep(SMC, grid={"alpha": [1]}, metrics={"x": 3})

@@ -1,0 +1,189 @@
+//! A run kept in memory: the recorded rows in one row-major buffer and the
+//! event log, read from the loop exactly as `nonsmooth run` writes them to
+//! its CSV and `--events` files.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use nonsmooth::control::ControlLoop;
+use nonsmooth::simulation::{EventKind, StepOutcome, Strategy};
+use nonsmooth_scenario::{BuiltScenario, Scenario};
+
+use super::error::RunError;
+
+/// Options of a run beyond the scenario's own settings.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The strategy (none: `[simulation] strategy` of the scenario).
+    pub strategy: Option<Strategy>,
+    /// The final time (none: the scenario's `t_end`).
+    pub t_end: Option<f64>,
+    /// Keep the event log ([`Recording::events`]).
+    pub events: bool,
+}
+
+/// One line of the event log: the instant, the kind (`time_discretisation`,
+/// `sensor`, `actuator`, … or, for located nonsmooth events, the
+/// transition: `impact`, `contact`, `take_off`, `mode_switch`) and the
+/// object (an index into [`Recording::objects`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EventRecord {
+    /// Time, in seconds.
+    pub t: f64,
+    /// Kind of event or transition.
+    pub kind: &'static str,
+    /// The object's index in [`Recording::objects`].
+    pub object: u32,
+}
+
+/// The recorded rows of a run, the names of its columns, and its events.
+#[derive(Debug, Clone, Default)]
+pub struct Recording {
+    /// Column names: `t`, then `<object>.<variable>[<index>]` (the CSV
+    /// header of `nonsmooth run`).
+    pub header: Vec<String>,
+    /// The rows, one after the other (`rows() × header.len()` numbers).
+    pub data: Vec<f64>,
+    /// The event log (empty unless [`RunOptions::events`]).
+    pub events: Vec<EventRecord>,
+    /// Names of the objects the events refer to.
+    pub objects: Vec<String>,
+    /// Time steps (or event-driven integration steps) taken.
+    pub steps: u64,
+    /// Iterations of the one-step solvers, summed.
+    pub solver_iterations: u64,
+}
+
+impl Recording {
+    /// Number of rows (output instants, t₀ included).
+    pub fn rows(&self) -> usize {
+        if self.header.is_empty() {
+            0
+        } else {
+            self.data.len() / self.header.len()
+        }
+    }
+
+    /// The index of a column by name.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+
+    /// The values of column `j`, one per row (a copy: the buffer is
+    /// row-major).
+    pub fn column(&self, j: usize) -> Vec<f64> {
+        let n = self.header.len();
+        self.data
+            .iter()
+            .skip(j)
+            .step_by(n.max(1))
+            .copied()
+            .collect()
+    }
+
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> &[f64] {
+        let n = self.header.len();
+        &self.data[i * n..(i + 1) * n]
+    }
+}
+
+/// Builds `scenario` with the laws of `nonsmooth-controllers` and runs it
+/// (see [`run_built`]).
+pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<Recording, RunError> {
+    let built = scenario.build_with(super::laws())?;
+    run_built(built, scenario.path(), options)
+}
+
+/// Runs a built scenario to its end, keeping a row at every output instant
+/// (t, then every recorded column: `BuiltScenario::row`) and, when asked,
+/// the events of every instant.
+/// `path` names the scenario in error messages.
+pub fn run_built(
+    mut built: BuiltScenario,
+    path: &Path,
+    options: &RunOptions,
+) -> Result<Recording, RunError> {
+    if let Some(t_end) = options.t_end {
+        if !(t_end.is_finite() && t_end > built.settings.t0) {
+            return Err(RunError::Option {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "t_end = {t_end} must be a finite time after t0 = {}",
+                    built.settings.t0
+                ),
+            });
+        }
+        built.settings.t_end = t_end;
+        built.event_driven.t_end = t_end;
+    }
+    let strategy = options.strategy.unwrap_or(built.strategy);
+    let mut cl = built.control_loop_with(strategy)?;
+    let header: Vec<String> = built.header().iter().map(|s| s.to_string()).collect();
+    let mut rec = Recording {
+        header,
+        ..Recording::default()
+    };
+    let mut row = vec![0.0; rec.header.len()];
+    let mut names: HashMap<String, u32> = HashMap::new();
+    loop {
+        match cl.step() {
+            Ok(StepOutcome::Advanced { t, .. }) => {
+                if cl.plant().is_output_instant() {
+                    built.row(&cl, &mut row);
+                    rec.data.extend_from_slice(&row);
+                }
+                if options.events {
+                    log_events(&cl, t, &mut rec, &mut names);
+                }
+            }
+            Ok(StepOutcome::Finished) => break,
+            Err(e) => {
+                return Err(RunError::Simulation {
+                    path: path.to_path_buf(),
+                    step: cl.plant().statistics().steps + 1,
+                    t: cl.time(),
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+    let stats = cl.plant().statistics();
+    rec.steps = stats.steps;
+    rec.solver_iterations = stats.solver_iterations;
+    Ok(rec)
+}
+
+/// Appends the events of the current instant, as `nonsmooth run --events`
+/// writes them.
+fn log_events(cl: &ControlLoop, t: f64, rec: &mut Recording, names: &mut HashMap<String, u32>) {
+    let mut object = |name: &str, rec: &mut Recording| -> u32 {
+        if let Some(&k) = names.get(name) {
+            return k;
+        }
+        let k = rec.objects.len() as u32;
+        rec.objects.push(name.to_string());
+        names.insert(name.to_string(), k);
+        k
+    };
+    for ev in cl.plant().last_events() {
+        if ev.kind == EventKind::NonSmooth {
+            for tr in cl.plant().transitions() {
+                let name = &cl.plant().model().interaction(tr.interaction).name;
+                let object = object(name, rec);
+                rec.events.push(EventRecord {
+                    t,
+                    kind: tr.kind.as_str(),
+                    object,
+                });
+            }
+            continue;
+        }
+        let object = object(cl.source_name(ev.source), rec);
+        rec.events.push(EventRecord {
+            t,
+            kind: ev.kind.as_str(),
+            object,
+        });
+    }
+}
