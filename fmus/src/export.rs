@@ -149,6 +149,8 @@ pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
     if v3 {
         built.control_loop().map_err(Box::new)?;
     }
+    // An event-driven simulation cannot save its state (yet).
+    let can_save_state = built.strategy == nonsmooth::simulation::Strategy::TimeStepping;
     let iface = Interface::new(&built);
 
     let library = std::fs::read(req.library).map_err(|source| ExportError::Library {
@@ -166,7 +168,7 @@ pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
         serde_json::to_string(req.overrides).expect("a list of string pairs serializes");
     let describe = |token: &str| {
         if v3 {
-            crate::fmi3::xml::model_description(&iface, token, &tool)
+            crate::fmi3::xml::model_description(&iface, token, &tool, can_save_state)
         } else {
             model_description(&iface, token, &tool)
         }
