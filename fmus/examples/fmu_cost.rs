@@ -20,6 +20,7 @@ fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<ScenarioRunner
         format: 1,
         guid: "{cost}".into(),
         model_identifier: "cost".into(),
+        fmi_version: 2,
         scenario: "scenario.toml".into(),
         overrides: overrides
             .iter()

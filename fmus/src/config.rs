@@ -29,6 +29,18 @@ pub struct FmuConfig {
     pub scenario: String,
     /// Parameter values given at export (`--set NAME=VALUE`), in order.
     pub overrides: Vec<(String, String)>,
+    /// The FMI version of the export: 2 (time-stepping, the default when
+    /// absent) or 3 (the scenario's own strategy).
+    #[serde(default = "fmi2", skip_serializing_if = "is_fmi2")]
+    pub fmi_version: u32,
+}
+
+fn fmi2() -> u32 {
+    2
+}
+
+fn is_fmi2(v: &u32) -> bool {
+    *v == 2
 }
 
 /// The resources folder of a `file:` URI (`file:///path`, `file:/path`,
@@ -100,7 +112,11 @@ pub fn make_runner(
     for (name, value) in &cfg.overrides {
         scenario.set_parameter(name, quantity(value))?;
     }
-    ScenarioRunner::new(scenario, &cfg.guid)
+    if cfg.fmi_version == 3 {
+        ScenarioRunner::new_own_strategy(scenario, &cfg.guid)
+    } else {
+        ScenarioRunner::new(scenario, &cfg.guid)
+    }
 }
 
 #[cfg(test)]

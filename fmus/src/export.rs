@@ -1,6 +1,7 @@
 //! Writing an FMU: modelDescription.xml, the shared library as
-//! `binaries/linux64/<modelIdentifier>.so`, and resources/ (the scenario
-//! file and `nonsmooth-fmu.json`), zipped (deflate).
+//! `binaries/linux64/<modelIdentifier>.so` (FMI 2.0) or
+//! `binaries/x86_64-linux/<modelIdentifier>.so` (FMI 3.0), and resources/
+//! (the scenario file and `nonsmooth-fmu.json`), zipped (deflate).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,9 @@ pub struct ExportRequest<'a> {
     pub library: &'a Path,
     /// The FMU file to write.
     pub output: &'a Path,
+    /// The FMI version: 2 (time-stepping plant) or 3 (the scenario's own
+    /// strategy; event mode and early return).
+    pub fmi_version: u32,
 }
 
 /// What was written.
@@ -67,6 +71,9 @@ pub enum ExportError {
         /// The cause.
         source: std::io::Error,
     },
+    /// An FMI version other than 2 or 3.
+    #[error("FMI version {0} is not supported (2 or 3)")]
+    Version(u32),
     /// The file is not an ELF shared library.
     #[error("{} is not an ELF shared library", path.display())]
     NotElf {
@@ -121,6 +128,11 @@ pub fn glibc_requirement(binary: &[u8]) -> Option<String> {
 
 /// Builds the scenario with the overrides, and writes the FMU.
 pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
+    let v3 = match req.fmi_version {
+        2 => false,
+        3 => true,
+        v => return Err(ExportError::Version(v)),
+    };
     let mut scenario = Scenario::from_file(req.scenario).map_err(Box::new)?;
     for (name, value) in req.overrides {
         scenario
@@ -129,10 +141,16 @@ pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
     }
     let built = scenario.build_with(laws()).map_err(Box::new)?;
     // The same check the runtime makes when it is instantiated: the
-    // scenario's control loop on a time-stepping plant.
+    // scenario's control loop on a time-stepping plant (FMI 2.0), on its
+    // own strategy (FMI 3.0).
     built
         .control_loop_with(nonsmooth::simulation::Strategy::TimeStepping)
         .map_err(Box::new)?;
+    if v3 {
+        built.control_loop().map_err(Box::new)?;
+    }
+    // An event-driven simulation cannot save its state (yet).
+    let can_save_state = built.strategy == nonsmooth::simulation::Strategy::TimeStepping;
     let iface = Interface::new(&built);
 
     let library = std::fs::read(req.library).map_err(|source| ExportError::Library {
@@ -148,18 +166,26 @@ pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
     let tool = format!("nonsmooth {}", env!("CARGO_PKG_VERSION"));
     let overrides_json =
         serde_json::to_string(req.overrides).expect("a list of string pairs serializes");
+    let describe = |token: &str| {
+        if v3 {
+            crate::fmi3::xml::model_description(&iface, token, &tool, can_save_state)
+        } else {
+            model_description(&iface, token, &tool)
+        }
+    };
     let guid = guid_of(&[
-        model_description(&iface, "", &tool).as_bytes(),
+        describe("").as_bytes(),
         scenario.text().as_bytes(),
         overrides_json.as_bytes(),
     ]);
-    let xml = model_description(&iface, &guid, &tool);
+    let xml = describe(&guid);
     let config = FmuConfig {
         format: 1,
         guid: guid.clone(),
         model_identifier: iface.model_identifier.clone(),
         scenario: SCENARIO_FILE.into(),
         overrides: req.overrides.to_vec(),
+        fmi_version: req.fmi_version,
     };
     let config_json = serde_json::to_string_pretty(&config).expect("the configuration serializes");
 
@@ -191,7 +217,11 @@ pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
         let entries: [(String, &[u8], u32); 4] = [
             ("modelDescription.xml".into(), xml.as_bytes(), 0o644),
             (
-                format!("binaries/linux64/{}.so", iface.model_identifier),
+                format!(
+                    "binaries/{}/{}.so",
+                    if v3 { "x86_64-linux" } else { "linux64" },
+                    iface.model_identifier
+                ),
                 &library,
                 0o755,
             ),

@@ -944,6 +944,7 @@ mod tests {
             model_identifier: "t".into(),
             scenario: "scenario.toml".into(),
             overrides: vec![],
+            fmi_version: 2,
         };
         let log: Arc<Mutex<Vec<String>>> = Arc::default();
         let sink = Arc::clone(&log);

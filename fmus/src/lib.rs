@@ -1,4 +1,5 @@
-//! FMI 2.0 co-simulation export of nonsmooth scenarios (docs/fmi.md).
+//! FMI 2.0 and FMI 3.0 co-simulation export of nonsmooth scenarios
+//! (docs/fmi.md).
 //!
 //! * `variables`: the scenario → FMI variable mapping (value references,
 //!   causality, variability, units), used by both the export and the
@@ -10,12 +11,16 @@
 //!   of every run, on a time-stepping plant);
 //! * `component`: one instance's state machine, checks and logging;
 //! * `fmi2`: the C entry points of the shared library (`fmi2Instantiate`,
-//!   `fmi2DoStep`, …), exported when this crate is built as a cdylib.
+//!   `fmi2DoStep`, …), exported when this crate is built as a cdylib;
+//! * `fmi3`: the FMI 3.0 modelDescription, instance state machine and C
+//!   entry points (`fmi3InstantiateCoSimulation`, `fmi3DoStep` with early
+//!   return, `fmi3UpdateDiscreteStates`, …), in the same library.
 
 pub mod component;
 pub mod config;
 pub mod export;
 pub mod fmi2;
+pub mod fmi3;
 pub mod runner;
 pub mod variables;
 pub mod xml;

@@ -34,6 +34,7 @@ fn instance_of(
         format: 1,
         guid: "{test}".into(),
         model_identifier: "test".into(),
+        fmi_version: 2,
         scenario: "scenario.toml".into(),
         overrides: overrides
             .iter()

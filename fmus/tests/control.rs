@@ -30,6 +30,7 @@ fn instance(text: &str, overrides: &[(&str, &str)]) -> Component<ScenarioRunner>
         format: 1,
         guid: "{control}".into(),
         model_identifier: "control".into(),
+        fmi_version: 2,
         scenario: "scenario.toml".into(),
         overrides: overrides
             .iter()

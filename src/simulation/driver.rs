@@ -97,6 +97,13 @@ pub trait Simulation: Send {
     fn grid(&self) -> Option<(i64, i64)> {
         None
     }
+    /// The tick of the next occurrence of an event source registered with
+    /// [`Simulation::add_event_source`] (`None` once it has none left, or
+    /// for an unknown source).
+    fn pending_tick(&self, id: SourceId) -> Option<i64> {
+        let _ = id;
+        None
+    }
 
     /// The current instant in ticks (for event-driven simulations: the last
     /// tick at or before it) and the time base.
@@ -258,6 +265,9 @@ impl Simulation for TimeStepping {
     fn grid(&self) -> Option<(i64, i64)> {
         Some(self.step_ticks())
     }
+    fn pending_tick(&self, id: SourceId) -> Option<i64> {
+        TimeStepping::pending_tick(self, id)
+    }
     fn t_end(&self) -> f64 {
         self.settings().t_end
     }
@@ -292,6 +302,9 @@ impl Simulation for EventDriven {
     }
     fn transitions(&self) -> &[Transition] {
         EventDriven::last_transitions(self)
+    }
+    fn pending_tick(&self, id: SourceId) -> Option<i64> {
+        EventDriven::pending_tick(self, id)
     }
     fn t_end(&self) -> f64 {
         self.settings().t_end

@@ -50,6 +50,12 @@ pub struct ExportArgs {
     #[arg(long = "library", value_name = "PATH")]
     pub library: Option<PathBuf>,
 
+    /// The FMI version: 2 (co-simulation on a time-stepping plant) or 3
+    /// (co-simulation on the scenario's own strategy, with event mode and
+    /// early return at events; binaries/x86_64-linux/).
+    #[arg(long = "fmi-version", value_name = "2|3", default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=3))]
+    pub fmi_version: u32,
+
     /// Print nothing on success.
     #[arg(long, short)]
     pub quiet: bool,
@@ -133,6 +139,7 @@ fn run_export(args: &ExportArgs) -> ExitCode {
         overrides: &args.set,
         library: &library,
         output: &args.output,
+        fmi_version: args.fmi_version,
     };
     match export(&req) {
         Ok(s) => {

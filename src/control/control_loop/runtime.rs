@@ -328,6 +328,27 @@ impl ControlLoop {
         self.plant.next_event_tick()
     }
 
+    /// The tick of the next instant at which a sensor, observer or
+    /// controller of the loop acts (a capture, a delivery, an estimate, a
+    /// computation, an application), when any is left.
+    pub fn next_action_tick(&self) -> Option<i64> {
+        self.actions
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !matches!(a, Action::None))
+            .filter_map(|(id, _)| self.plant.pending_tick(SourceId(id)))
+            .min()
+    }
+
+    /// True when a sensor, observer or controller of the loop acted at the
+    /// last instant.
+    pub fn acted(&self) -> bool {
+        self.plant
+            .last_events()
+            .iter()
+            .any(|ev| !matches!(self.actions.get(ev.source.0), None | Some(Action::None)))
+    }
+
     /// Sets the input u of a relation (held until changed).
     pub fn set_relation_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), ControlError> {
         Ok(self.plant.set_input(i, u)?)

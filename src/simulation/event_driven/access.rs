@@ -63,6 +63,18 @@ impl EventDriven {
         self.instant.iter().any(|e| e.kind == EventKind::Output)
     }
 
+    /// The tick of the next occurrence of an event source (`None` once it
+    /// has none left, or for an unknown source).
+    pub fn pending_tick(&self, id: SourceId) -> Option<i64> {
+        [(&self.hard, &self.hard_ids), (&self.soft, &self.soft_ids)]
+            .into_iter()
+            .find_map(|(manager, ids)| {
+                let local = ids.iter().position(|&g| g == id.0)?;
+                Some(manager.pending_tick(SourceId(local)))
+            })
+            .flatten()
+    }
+
     /// Name of an event source: `output`, `nonsmooth`, `end`, or the name
     /// given to [`Self::add_event_source`].
     pub fn source_name(&self, id: SourceId) -> &str {

@@ -291,6 +291,12 @@ impl TimeStepping {
         self.events.next_tick()
     }
 
+    /// The tick of the next occurrence of an event source (`None` once it
+    /// has none left, or for an unknown source).
+    pub fn pending_tick(&self, id: SourceId) -> Option<i64> {
+        self.events.pending_tick(id)
+    }
+
     /// The input u of a relation currently held (empty when the relation
     /// takes none).
     pub fn relation_input(&self, i: InteractionId) -> &[f64] {

@@ -3,7 +3,8 @@
 //! what runs. [`ScenarioRunner`] runs a scenario the way every run is
 //! driven: its control loop ([`BuiltScenario::control_loop`]; the plant
 //! alone when the scenario has no sensors, observers or controllers), on a
-//! time-stepping plant.
+//! time-stepping plant (FMI 2.0), or on the scenario's own strategy (FMI
+//! 3.0, `advance.rs`: early return at events, the next event time).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -14,6 +15,10 @@ use nonsmooth_scenario::{BuiltScenario, Quantity, Scenario, ScenarioError};
 use thiserror::Error;
 
 use crate::variables::{Interface, VarKind};
+
+mod advance;
+
+pub use advance::StepEnd;
 
 /// Why a runner call failed. The message is written to the host's log.
 #[derive(Debug, Error)]
@@ -101,6 +106,24 @@ pub trait Runner {
     fn set_real(&mut self, vr: u32, value: f64) -> Result<(), RunnerError>;
     /// Advances from `t` (the current communication time) by `h` > 0.
     fn do_step(&mut self, t: f64, h: f64) -> Result<(), RunnerError>;
+    /// As [`Runner::do_step`], stopping at the first event inside the step
+    /// when `early_return` is true; says where it stopped and whether the
+    /// instant reached holds an event.
+    fn advance(&mut self, t: f64, h: f64, early_return: bool) -> Result<StepEnd, RunnerError> {
+        let _ = early_return;
+        self.do_step(t, h)?;
+        Ok(StepEnd {
+            time: self.time(),
+            early: false,
+            event: false,
+            impact: false,
+        })
+    }
+    /// The time of the next scheduled event (a sampling instant of the
+    /// control loop), when there is one.
+    fn next_event_time(&self) -> Option<f64> {
+        None
+    }
     /// The complete state.
     fn save_state(&self) -> Result<Self::State, RunnerError>;
     /// The complete state, into an existing one (reusing its storage).
@@ -135,6 +158,10 @@ pub fn laws() -> Arc<dyn nonsmooth::control::LawCatalog> {
 struct Running {
     built: BuiltScenario,
     sim: ControlLoop,
+    /// The grid communication points are mapped onto (step, t₀ in ticks):
+    /// the integration grid (time-stepping) or the output grid
+    /// (event-driven).
+    grid: (i64, i64),
     /// The input values the instant t₀ was computed with.
     started_with: Vec<f64>,
 }
@@ -172,6 +199,12 @@ pub struct ScenarioRunner {
     stepping: bool,
     /// The communication time reached (as the host counts it).
     t_comm: f64,
+    /// The strategy of the plant: time-stepping for FMI 2.0 FMUs, the
+    /// scenario's own for FMI 3.0 ones.
+    strategy: Strategy,
+    /// The time of the last early return (the chattering guard never
+    /// returns twice at one time).
+    last_early: Option<f64>,
 }
 
 /// A saved [`ScenarioRunner`] state.
@@ -183,18 +216,28 @@ pub struct RunnerState {
     sim: ControlLoopState,
 }
 
-/// The scenario's run as an FMU runs it: always on a time-stepping plant
-/// (the scenario's `strategy` is for `nonsmooth run`), the `[fmi]` inputs
-/// held at their start values.
-fn fmu_loop(built: &BuiltScenario) -> Result<ControlLoop, RunnerError> {
-    Ok(built.control_loop_with(Strategy::TimeStepping)?)
+/// The scenario's run as an FMU runs it, on the given strategy (always
+/// time-stepping for FMI 2.0), the `[fmi]` inputs held at their start
+/// values.
+fn fmu_loop(built: &BuiltScenario, strategy: Strategy) -> Result<ControlLoop, RunnerError> {
+    Ok(built.control_loop_with(strategy)?)
 }
 
-/// The integration grid (step, t₀) in ticks.
-fn grid(sim: &ControlLoop) -> Result<(i64, i64), RunnerError> {
-    sim.plant().grid().ok_or_else(|| {
-        RunnerError::Refused("the plant's simulation has no integration grid".into())
-    })
+/// The grid communication points map onto (step, t₀) in ticks: the
+/// integration grid of a time-stepping plant, the output grid t₀ + k·
+/// `output_step` of an event-driven one.
+fn grid(built: &BuiltScenario, sim: &ControlLoop) -> Result<(i64, i64), RunnerError> {
+    if let Some(g) = sim.plant().grid() {
+        return Ok(g);
+    }
+    let (_, base) = sim.plant().tick();
+    let ed = &built.event_driven;
+    let ticks = |what, t| {
+        base.ticks(what, t).map_err(|e| {
+            RunnerError::Refused(format!("the plant's output grid is not on its clock: {e}"))
+        })
+    };
+    Ok((ticks("output_step", ed.output_step)?, ticks("t0", ed.t0)?))
 }
 
 impl ScenarioRunner {
@@ -206,6 +249,23 @@ impl ScenarioRunner {
         Self::from_built(scenario, &built, guid)
     }
 
+    /// As [`ScenarioRunner::new`], on the scenario's own strategy (FMI 3.0
+    /// FMUs: an event-driven scenario runs event-driven).
+    pub fn new_own_strategy(scenario: Scenario, guid: &str) -> Result<Self, RunnerError> {
+        let built = scenario.build_with(laws())?;
+        let mut r = Self::from_built(scenario, &built, guid)?;
+        if built.strategy != Strategy::TimeStepping {
+            fmu_loop(&built, built.strategy)?;
+            r.strategy = built.strategy;
+        }
+        Ok(r)
+    }
+
+    /// The strategy of the plant.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
     /// As [`ScenarioRunner::new`], for `built`, the scenario built with
     /// its default parameter values.
     pub fn from_built(
@@ -214,7 +274,7 @@ impl ScenarioRunner {
         guid: &str,
     ) -> Result<Self, RunnerError> {
         // The same checks a build for a run makes.
-        fmu_loop(built)?;
+        fmu_loop(built, Strategy::TimeStepping)?;
         let iface = Interface::new(built);
         let param_values = built.parameters.values().copied().collect();
         let inputs = built.fmi.input_starts();
@@ -232,6 +292,8 @@ impl ScenarioRunner {
             dirty: true,
             stepping: false,
             t_comm: iface.default_experiment.0,
+            strategy: Strategy::TimeStepping,
+            last_early: None,
             iface,
             host_params: BTreeMap::new(),
         })
@@ -269,10 +331,14 @@ impl ScenarioRunner {
             Some(stop) => stop,
             None => open_end(s.t0, s.step).unwrap_or(s.t_end.max(s.t0)),
         };
-        let sim = fmu_loop(&built)?;
+        built.event_driven.t0 = s.t0;
+        built.event_driven.t_end = s.t_end;
+        let sim = fmu_loop(&built, self.strategy)?;
+        let grid = grid(&built, &sim)?;
         Ok(Running {
             built,
             sim,
+            grid,
             started_with: Vec::new(),
         })
     }
@@ -294,13 +360,22 @@ impl ScenarioRunner {
             .map_err(RunnerError::Input)?;
         // The instant t0: the plant's first output, and the captures and
         // computations scheduled then.
-        let t0_tick = grid(&r.sim)?.1;
-        while r.sim.next_event_tick().is_some_and(|t| t <= t0_tick) {
+        let t0_tick = r.grid.1;
+        if self.strategy == Strategy::TimeStepping {
+            while r.sim.next_event_tick().is_some_and(|t| t <= t0_tick) {
+                let t = r.sim.time();
+                r.sim
+                    .step()
+                    .map_err(|source| RunnerError::Simulation { t, source })?;
+            }
+        } else {
+            // An event-driven plant's first instant is t0 (its first output).
             let t = r.sim.time();
             r.sim
                 .step()
                 .map_err(|source| RunnerError::Simulation { t, source })?;
         }
+        self.last_early = None;
         r.started_with = inputs;
         self.param_values = r.built.parameters.values().copied().collect();
         self.t_comm = r.built.settings.t0;
@@ -347,7 +422,8 @@ impl ScenarioRunner {
     }
 
     /// The grid tick at or before time `t` (within rounding of a tick).
-    fn grid_tick(sim: &ControlLoop, t: f64) -> Result<i64, RunnerError> {
+    fn grid_tick(running: &Running, t: f64) -> Result<i64, RunnerError> {
+        let sim = &running.sim;
         let (_, base): (i64, TimeBase) = sim.plant().tick();
         let tps = base.ticks_per_second() as f64;
         let x = t * tps;
@@ -362,7 +438,7 @@ impl ScenarioRunner {
         } else {
             x.floor() as i64
         };
-        let (step, t0) = grid(sim)?;
+        let (step, t0) = running.grid;
         Ok(t0 + (tick - t0).div_euclid(step) * step)
     }
 }
@@ -500,6 +576,9 @@ impl Runner for ScenarioRunner {
     }
 
     fn do_step(&mut self, t: f64, h: f64) -> Result<(), RunnerError> {
+        if self.strategy != Strategy::TimeStepping {
+            return self.advance_to(t, h, false).map(|_| ());
+        }
         if !self.stepping {
             return Err(RunnerError::Refused("the model is not initialized".into()));
         }
@@ -517,7 +596,7 @@ impl Runner for ScenarioRunner {
         let target = t + h;
         let r = self.running()?;
         let end = r.sim.plant().end_tick();
-        let target_tick = Self::grid_tick(&r.sim, target)?;
+        let target_tick = Self::grid_tick(r, target)?;
         if let Some(stop) = self.experiment.stop {
             if target > stop && !same_time(target, stop) {
                 return Err(RunnerError::PastStop(format!(
@@ -546,6 +625,14 @@ impl Runner for ScenarioRunner {
         }
         self.t_comm = target;
         Ok(())
+    }
+
+    fn advance(&mut self, t: f64, h: f64, early_return: bool) -> Result<StepEnd, RunnerError> {
+        self.advance_to(t, h, early_return)
+    }
+
+    fn next_event_time(&self) -> Option<f64> {
+        self.next_action_time()
     }
 
     fn save_state(&self) -> Result<Self::State, RunnerError> {
@@ -590,6 +677,7 @@ impl Runner for ScenarioRunner {
         }
         self.inputs.clone_from(&state.inputs);
         self.t_comm = state.t_comm;
+        self.last_early = None;
         self.stepping = true;
         Ok(())
     }

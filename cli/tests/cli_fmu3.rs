@@ -1,0 +1,529 @@
+//! `nonsmooth fmu export --fmi-version 3` end to end, checked by real
+//! importers and independent oracles:
+//!
+//! * the archive's layout and modelDescription.xml; `fmpy validate`;
+//!   `fmutool -check` (fmu-manipulation-toolbox);
+//! * the event-driven bouncing ball under FMPy's `simulate_fmu` with event
+//!   mode and early return (`tests/fmi/fmi3_ball.py`): the impact times the
+//!   host sees against the analytic ones, and the number of `fmi3DoStep`
+//!   calls against 100 communication steps plus one per impact before the
+//!   accumulation rule (counted from the analytic bounces); without early
+//!   return, the outputs against `nonsmooth run` of the same scenario;
+//! * the time-stepping ball as FMI 3.0 against the FMI 2.0 FMU;
+//! * the implicit sliding-mode loop (`examples/smc_tutorial.toml`) driven
+//!   by an event-mode host (`tests/fmi/fmi3_smc.py`): early returns at the
+//!   sampling instants, `nextEventTime` the next sampling instant, outputs
+//!   equal to `nonsmooth run` at every point the host sees, and a rollback
+//!   through serialized bytes bit-identical.
+//!
+//! The Python tools live in the virtual environment of `.ci/fmi-venv`
+//! (`NONSMOOTH_FMI_VENV`, or `target/fmi-venv`); without it these tests
+//! fail, never skip.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn manifest() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn nonsmooth(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nonsmooth"))
+        .args(args)
+        .current_dir(manifest())
+        .output()
+        .expect("the nonsmooth binary runs")
+}
+
+/// The event-driven ball of the tests.
+fn ball_ed() -> PathBuf {
+    manifest().join("cli/tests/fmi/ball_event_driven.toml")
+}
+
+/// Exports `file` as an FMU of the given FMI version into `dir`.
+fn export(dir: &Path, file: &Path, version: &str) -> PathBuf {
+    let stem = file.file_stem().unwrap().to_str().unwrap();
+    let fmu = dir.join(format!("{stem}_fmi{version}.fmu"));
+    let out = nonsmooth(&[
+        "fmu",
+        "export",
+        file.to_str().unwrap(),
+        "--fmi-version",
+        version,
+        "-o",
+        fmu.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "export failed: {}", stderr(&out));
+    fmu
+}
+
+fn venv() -> PathBuf {
+    let dir = std::env::var_os("NONSMOOTH_FMI_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest().join("target/fmi-venv"));
+    let python = dir.join("bin/python");
+    let ok = Command::new(&python)
+        .args(["-c", "import fmpy, fmu_manipulation_toolbox"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "the FMI test tools are missing: {} cannot import fmpy and fmu_manipulation_toolbox.\n\
+         Create the environment with `.ci/fmi-venv`, or point NONSMOOTH_FMI_VENV at one.",
+        python.display()
+    );
+    dir
+}
+
+fn tool(venv: &Path, name: &str, args: &[&str]) -> Output {
+    Command::new(venv.join("bin").join(name))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Runs a script of tests/fmi/ with the venv's Python; its stdout as JSON.
+fn script(venv: &Path, name: &str, args: &[&str]) -> serde_json::Value {
+    let out = Command::new(venv.join("bin/python"))
+        .arg(manifest().join("cli/tests/fmi").join(name))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Header and rows of a CSV of numbers.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header = lines
+        .next()
+        .expect("a header")
+        .split(',')
+        .map(|s| s.trim_matches('"').to_string())
+        .collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse::<f64>().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+/// `nonsmooth run FILE`; the CSV path.
+fn native_run(dir: &Path, file: &Path) -> PathBuf {
+    let out = dir.join("native");
+    let run = nonsmooth(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    // The one CSV file of the run (named after the scenario).
+    let csv: Vec<PathBuf> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    assert_eq!(csv.len(), 1, "{csv:?}");
+    csv[0].clone()
+}
+
+fn rows(v: &serde_json::Value, key: &str) -> Vec<Vec<f64>> {
+    v[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+fn names(v: &serde_json::Value) -> Vec<String> {
+    v["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn entries(fmu: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut z = zip::ZipArchive::new(fs::File::open(fmu).unwrap()).unwrap();
+    (0..z.len())
+        .map(|k| {
+            let mut f = z.by_index(k).unwrap();
+            let mut data = Vec::new();
+            f.read_to_end(&mut data).unwrap();
+            (f.name().unwrap().to_string(), data)
+        })
+        .collect()
+}
+
+/// The analytic ball of `ball_event_driven.toml`: radius 0.1, dropped from
+/// 1 m, g = 9.81, e = 0.9. Impact n at t₁ + (2v₁/g) e (1 − eⁿ⁻¹)/(1 − e),
+/// t₁ = √(2 · 0.9 / g), v₁ = g t₁; the bounce speed after impact n is eⁿ v₁.
+struct Ball {
+    t1: f64,
+    v1: f64,
+}
+
+const G: f64 = 9.81;
+const E: f64 = 0.9;
+
+impl Ball {
+    fn new() -> Ball {
+        let t1 = (2.0 * 0.9 / G).sqrt();
+        Ball { t1, v1: G * t1 }
+    }
+    fn impact(&self, n: i32) -> f64 {
+        self.t1 + 2.0 * self.v1 / G * E * (1.0 - E.powi(n - 1)) / (1.0 - E)
+    }
+    /// The impacts before the accumulation rule makes the contact
+    /// persistent (that impact included): the first n whose bounce speed
+    /// eⁿ v₁ is below 1e-4 m/s with a flight 2eⁿv₁/g below 1e-4 s (the
+    /// scenario's accumulation_velocity and accumulation_time).
+    fn impacts_before_accumulation(&self) -> i32 {
+        (1..)
+            .find(|&n| {
+                let v = E.powi(n) * self.v1;
+                v < 1e-4 && 2.0 * v / G < 1e-4
+            })
+            .unwrap()
+    }
+}
+
+#[test]
+fn fmi3_export_layout_validation_and_checks() {
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for file in [ball_ed(), manifest().join("examples/smc_tutorial.toml")] {
+        let fmu = export(d, &file, "3");
+        let files = entries(&fmu);
+        let id = if file == ball_ed() {
+            "bouncing_ball_ed"
+        } else {
+            "smc_tutorial"
+        };
+        assert!(files
+            .iter()
+            .any(|(n, _)| *n == format!("binaries/x86_64-linux/{id}.so")));
+        let xml = files
+            .iter()
+            .find(|(n, _)| n == "modelDescription.xml")
+            .map(|(_, d)| String::from_utf8(d.clone()).unwrap())
+            .unwrap();
+        // State: time-stepping plants only (an event-driven simulation
+        // cannot save its state yet).
+        let state = if file == ball_ed() { "false" } else { "true" };
+        for attr in [
+            r#"fmiVersion="3.0""#.to_string(),
+            r#"hasEventMode="true""#.into(),
+            r#"mightReturnEarlyFromDoStep="true""#.into(),
+            r#"canHandleVariableCommunicationStepSize="true""#.into(),
+            format!(r#"canGetAndSetFMUState="{state}""#),
+            format!(r#"canSerializeFMUState="{state}""#),
+            r#"causality="independent""#.into(),
+        ] {
+            assert!(xml.contains(attr.as_str()), "{attr} missing:\n{xml}");
+        }
+        let json = files
+            .iter()
+            .find(|(n, _)| n == "resources/nonsmooth-fmu.json")
+            .map(|(_, d)| String::from_utf8(d.clone()).unwrap())
+            .unwrap();
+        let token = xml
+            .split("instantiationToken=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap();
+        assert!(json.contains(token), "the token is the resources' GUID");
+
+        let out = tool(&venv, "fmpy", &["validate", fmu.to_str().unwrap()]);
+        assert!(
+            out.status.success() && stdout(&out).contains("No problems found"),
+            "fmpy validate: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let out = tool(
+            &venv,
+            "fmutool",
+            &["-input", fmu.to_str().unwrap(), "-check"],
+        );
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            out.status.success()
+                && text.contains("compliant with FMI-3.0")
+                && text.contains("No semantic error"),
+            "fmutool -check: {text}"
+        );
+    }
+    // Only versions 2 and 3.
+    let out = nonsmooth(&[
+        "fmu",
+        "export",
+        ball_ed().to_str().unwrap(),
+        "--fmi-version",
+        "4",
+        "-o",
+        d.join("x.fmu").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn fmpy_with_event_mode_and_early_return_sees_every_impact_at_its_analytic_time() {
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = export(dir.path(), &ball_ed(), "3");
+    let seen = script(
+        &venv,
+        "fmi3_ball.py",
+        &[fmu.to_str().unwrap(), "0.1", "10", "events"],
+    );
+    let ball = Ball::new();
+    let n_acc = ball.impacts_before_accumulation();
+    // No analytic impact falls on a communication point (else it would end
+    // a step instead of returning early).
+    for n in 1..=n_acc {
+        let k = ball.impact(n) / 0.1;
+        assert!((k - k.round()).abs() > 1e-6, "impact {n} on the grid");
+    }
+    // The impacts the host saw: the recorded times off the 0.1 s grid
+    // (FMPy records an early return and again after event mode).
+    let mut host: Vec<f64> = Vec::new();
+    let mut after: Vec<Vec<f64>> = Vec::new();
+    for r in rows(&seen, "rows") {
+        let k = r[0] / 0.1;
+        if (k - k.round()).abs() > 1e-9 && host.last() != Some(&r[0]) {
+            host.push(r[0]);
+            after.push(r);
+        }
+    }
+    assert_eq!(host.len() as i32, n_acc, "one early return per impact");
+    let mut worst20 = 0.0f64;
+    let mut worst = 0.0f64;
+    for (n, t) in (1..).zip(&host) {
+        let err = (t - ball.impact(n)).abs();
+        if n <= 20 {
+            worst20 = worst20.max(err);
+        }
+        worst = worst.max(err);
+    }
+    assert!(
+        worst20 <= 1e-12,
+        "first 20 impacts: largest error {worst20:e}"
+    );
+    assert!(
+        worst <= 1e-9,
+        "all {n_acc} impacts: largest error {worst:e}"
+    );
+    // At each early return the ball is on the floor (gap 0) and leaves it:
+    // ball.q[0] (column 1) is the radius, ball.v[0] (column 4) ≥ 0.
+    let cols = names(&seen);
+    assert_eq!(cols[1], "ball.q[0]");
+    assert_eq!(cols[4], "ball.v[0]");
+    for r in &after {
+        assert!((r[1] - 0.1).abs() <= 1e-12, "height {} at {}", r[1], r[0]);
+        assert!(
+            r[4] >= 0.0,
+            "velocity {} after the impact at {}",
+            r[4],
+            r[0]
+        );
+    }
+    let do_steps = seen["calls"]["fmi3DoStep"].as_i64().unwrap();
+    assert_eq!(
+        do_steps,
+        100 + n_acc as i64,
+        "fmi3DoStep calls: 100 communication steps and one early return per impact"
+    );
+}
+
+#[test]
+fn without_early_return_the_event_driven_fmu_gives_the_native_run_and_time_stepping_the_fmi2_fmu() {
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Event-driven: FMPy without event mode nor early return, step 0.1,
+    // against `nonsmooth run` (outputs every 0.005 s: every 20th row).
+    let fmu = export(d, &ball_ed(), "3");
+    let seen = script(
+        &venv,
+        "fmi3_ball.py",
+        &[fmu.to_str().unwrap(), "0.1", "10", "plain"],
+    );
+    assert_eq!(seen["calls"]["fmi3DoStep"].as_i64(), Some(100));
+    let (header, native) = read_csv(&native_run(d, &ball_ed()));
+    assert_eq!(names(&seen)[1..], header[1..]);
+    let fmu_rows = rows(&seen, "rows");
+    assert_eq!(fmu_rows.len(), 101);
+    let mut worst = 0.0f64;
+    for (k, r) in fmu_rows.iter().enumerate() {
+        let n = &native[20 * k];
+        assert!((r[0] - n[0]).abs() < 1e-9);
+        for (a, b) in r[1..].iter().zip(&n[1..]) {
+            worst = worst.max((a - b).abs());
+        }
+    }
+    assert!(worst <= 1e-12, "event-driven FMU vs native run: {worst:e}");
+
+    // Time-stepping: the FMI 3.0 FMU of examples/bouncing_ball.toml
+    // against its FMI 2.0 FMU, both under FMPy.
+    let file = manifest().join("examples/bouncing_ball.toml");
+    let f3 = export(d, &file, "3");
+    let f2 = export(d, &file, "2");
+    let r3 = script(
+        &venv,
+        "fmi3_ball.py",
+        &[f3.to_str().unwrap(), "0.1", "10", "plain"],
+    );
+    let r2 = script(
+        &venv,
+        "fmi3_ball.py",
+        &[f2.to_str().unwrap(), "0.1", "10", "plain"],
+    );
+    assert_eq!(names(&r3), names(&r2));
+    let (a, b) = (rows(&r3, "rows"), rows(&r2, "rows"));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        for (p, q) in x.iter().zip(y) {
+            assert_eq!(
+                p.to_bits(),
+                q.to_bits(),
+                "FMI 3.0 and 2.0 differ at t = {}",
+                x[0]
+            );
+        }
+    }
+}
+
+#[test]
+fn the_sliding_mode_loop_reports_its_sampling_instants_and_matches_the_native_run() {
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let file = manifest().join("examples/smc_tutorial.toml");
+    let fmu = export(d, &file, "3");
+    // Communication step 0.025 s, control period T = 0.01 s, h = 1e-4 s.
+    let seen = script(
+        &venv,
+        "fmi3_smc.py",
+        &[fmu.to_str().unwrap(), "0.025", "1.0"],
+    );
+    let (t_s, h) = (0.01, 1e-4);
+    let on = |t: f64, p: f64| ((t / p) - (t / p).round()).abs() < 1e-9;
+    assert_eq!(seen["first_next_event_time"].as_f64(), Some(t_s));
+    let (header, native) = read_csv(&native_run(d, &file));
+    assert_eq!(names(&seen), header[1..]);
+    let records = seen["records"].as_array().unwrap();
+    let mut early = 0;
+    let mut worst = 0.0f64;
+    for r in records {
+        let t = r["t"].as_f64().unwrap();
+        let is_early = r["early"].as_bool().unwrap();
+        let event = r["event"].as_bool().unwrap();
+        // Early returns at the sampling instants strictly inside a step.
+        if is_early {
+            early += 1;
+            assert!(on(t, t_s) && !on(t, 0.025), "early return at {t}");
+        }
+        // Event handling at exactly the sampling instants.
+        assert_eq!(event, on(t, t_s), "eventHandlingNeeded at {t}");
+        if event && t < 1.0 - 1e-9 {
+            let next = r["next_event_time"].as_f64().unwrap();
+            let expected = ((t / t_s).round() + 1.0) * t_s;
+            assert!(
+                (next - expected).abs() <= 1e-15,
+                "nextEventTime {next} at {t}, expected {expected}"
+            );
+        }
+        // Outputs: the native row at that instant.
+        let row = &native[(t / h).round() as usize];
+        assert!((row[0] - t).abs() < 1e-12, "native time {} vs {t}", row[0]);
+        for (a, b) in r["y"].as_array().unwrap().iter().zip(&row[1..]) {
+            worst = worst.max((a.as_f64().unwrap() - b).abs());
+        }
+    }
+    // 40 steps of 0.025 s, each with two sampling instants strictly inside
+    // ((0, 0.025] holds 0.01 and 0.02; (0.025, 0.05] holds 0.03 and 0.04,
+    // 0.05 ends it): 80 early returns, 120 returns in all.
+    assert_eq!(early, 80);
+    assert_eq!(records.len(), 120);
+    assert!(
+        worst <= 1e-12,
+        "outputs vs native run: largest difference {worst:e}"
+    );
+    // Rolled back through bytes to t = 0.5: the second half again, the same.
+    let again = seen["again"].as_array().unwrap();
+    assert!(!again.is_empty());
+    assert_eq!(&records[records.len() - again.len()..], &again[..]);
+}
+
+#[test]
+fn c_host_mistakes_are_errors_with_messages_never_crashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fmu = export(d, &ball_ed(), "3");
+    let unpacked = d.join("unpacked");
+    for (name, data) in entries(&fmu) {
+        let p = unpacked.join(name);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, data).unwrap();
+    }
+    let xml = fs::read_to_string(unpacked.join("modelDescription.xml")).unwrap();
+    let token = xml
+        .split("instantiationToken=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap();
+    let exe = d.join("bad_host3");
+    let src = manifest().join("cli/tests/fmi/bad_host3.c");
+    let cc = Command::new("gcc")
+        .args(["-O1", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .arg("-ldl")
+        .output()
+        .expect("gcc runs (the C host needs a C compiler)");
+    assert!(cc.status.success(), "gcc: {}", stderr(&cc));
+    let lib = unpacked.join("binaries/x86_64-linux/bouncing_ball_ed.so");
+    let res = format!("{}/", unpacked.join("resources").display());
+    let out = Command::new(&exe)
+        .arg(&lib)
+        .arg(&res)
+        .arg(token)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && stdout(&out).contains(" passed, 0 failed"),
+        "C host (status {:?}):\n{}{}",
+        out.status,
+        stdout(&out),
+        stderr(&out)
+    );
+}
