@@ -8,15 +8,22 @@
 //! system are nonzero, so the assembly costs O(Σ_i (interactions on i)²).
 //!
 //! The family follows the rows: all complementarity → LCP; complementarity
-//! and equalities → MLCP (equality rows first); all relay → relay problem.
+//! and equalities → MLCP (equality rows first); all relay → relay problem;
+//! frictional contacts (Newton impact–friction laws, one dimension d for
+//! all) → the local frictional contact problem of the numerics layer, over
+//! the active contacts, rows [N, T…] of each contact in turn:
+//! U = W P + q, K*_μ ∋ Û ⊥ P ∈ K_μ, with q_N = H_N v_free + e_N ẏ_N,k and
+//! q_T = H_T v_free + e_T ẏ_T,k.
 
 use std::time::Duration;
 
 use nalgebra::DMatrix;
 
+use super::interaction_work::contact_status;
 use super::interaction_work::{InteractionWork, RowKind};
 use super::system_work::SystemWork;
 use crate::modelling::model::{Model, SystemId};
+use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver};
 use crate::numerics::lcp::{lcp_solver, scalar_lcp, Lcp, LcpSolver};
 use crate::numerics::matrix::Block;
 use crate::numerics::mlcp::{mlcp_solver, Mlcp, MlcpSolver};
@@ -34,12 +41,15 @@ pub enum ProblemFamily {
     Mlcp,
     /// Relay (box-constrained).
     Relay,
+    /// Local frictional contact problem (2D or 3D contacts).
+    Friction,
 }
 
 enum Slot {
     Lcp(Lcp, Box<dyn LcpSolver>),
     Mlcp(Mlcp, Box<dyn MlcpSolver>),
     Relay(Relay, Box<dyn RelaySolver>),
+    Friction(FrictionProblem, Box<dyn FrictionSolver>),
 }
 
 struct SizedSlot {
@@ -81,6 +91,8 @@ pub(crate) struct OneStepProblem {
     /// [`scalar_lcp`]): the solver is Lemke, or the default chain, which
     /// starts with Lemke.
     scalar_lemke: bool,
+    /// Dimension of the frictional contacts (family `Friction`).
+    friction_dim: usize,
 }
 
 /// Above this many active rows, a problem with block-sparse assembly is
@@ -364,16 +376,41 @@ impl OneStepProblem {
         assembly: Assembly,
     ) -> Result<Self, SimulationError> {
         let mut has = [false; 3];
+        let mut friction_dim = 0;
         for w in inters {
+            if let Some(f) = &w.friction {
+                if friction_dim != 0 && friction_dim != f.dim {
+                    return Err(SimulationError::Unsupported(format!(
+                        "interaction '{}': frictional contacts of dimensions 2 and 3 in one model",
+                        w.name
+                    )));
+                }
+                friction_dim = f.dim;
+            }
             for r in &w.rows {
                 match r {
                     RowKind::Complementarity => has[0] = true,
                     RowKind::Equality => has[1] = true,
                     RowKind::Box(..) => has[2] = true,
+                    RowKind::FrictionNormal | RowKind::FrictionTangent => {}
                 }
             }
         }
+        if friction_dim != 0 && has.iter().any(|&x| x) {
+            let what = if has[0] {
+                "complementarity or frictionless impact laws (give those contacts the \
+                 newton_impact_friction law with friction = 0)"
+            } else if has[1] {
+                "equality laws"
+            } else {
+                "relay laws"
+            };
+            return Err(SimulationError::Unsupported(format!(
+                "frictional contacts together with {what} in one model"
+            )));
+        }
         let family = match has {
+            _ if friction_dim != 0 => ProblemFamily::Friction,
             [_, _, true] if has[0] || has[1] => {
                 return Err(SimulationError::Unsupported(
                     "relay laws together with complementarity or equality laws in one model".into(),
@@ -388,6 +425,7 @@ impl OneStepProblem {
             ProblemFamily::Lcp => lcp_solver(solver, settings).map(|_| ()),
             ProblemFamily::Mlcp => mlcp_solver(solver, settings).map(|_| ()),
             ProblemFamily::Relay => relay_solver(solver, settings).map(|_| ()),
+            ProblemFamily::Friction => friction_solver(solver, settings).map(|_| ()),
         }
         .map_err(SimulationError::Numerics)?;
         let total: usize = inters.iter().map(|w| w.m).sum();
@@ -423,6 +461,7 @@ impl OneStepProblem {
             force_sparse: assembly == Assembly::Sparse,
             fixed: vec![false; inters.len()],
             all_fixed: false,
+            friction_dim,
             scalar_lemke: family == ProblemFamily::Lcp
                 && (solver == "lemke" || (solver == "default" && settings.pivoting_max_size >= 1)),
         })
@@ -455,6 +494,7 @@ impl OneStepProblem {
         if active_rows == 0 {
             for w in inters.iter_mut() {
                 w.lambda.fill(0.0);
+                w.status[0] = 0.0;
             }
             return Ok(false);
         }
@@ -484,6 +524,7 @@ impl OneStepProblem {
                 n_eq += w.rows.iter().filter(|r| **r == RowKind::Equality).count();
             } else {
                 w.lambda.iter_mut().for_each(|x| *x = 0.0);
+                w.status[0] = 0.0;
             }
         }
         if n == 0 {
@@ -510,11 +551,13 @@ impl OneStepProblem {
             self.settings,
             n,
             n_eq,
+            self.friction_dim,
         )?;
         let (mat, q, mut bounds) = match &mut slot.slot {
             Slot::Lcp(p, _) => (&mut p.m, &mut p.q, None),
             Slot::Mlcp(p, _) => (&mut p.m, &mut p.q, None),
             Slot::Relay(p, _) => (&mut p.m, &mut p.q, Some((&mut p.lb, &mut p.ub))),
+            Slot::Friction(p, _) => (&mut p.w, &mut p.q, None),
         };
         let Matrix::Dense(mat) = mat else {
             unreachable!("one-step problems are assembled dense")
@@ -606,10 +649,24 @@ impl OneStepProblem {
             Slot::Lcp(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
             Slot::Mlcp(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
             Slot::Relay(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
+            Slot::Friction(p, s) => {
+                for (k, &a) in self.active.iter().enumerate() {
+                    let f = inters[a].friction.expect("frictional contact");
+                    p.mu[self.offset[k] / f.dim] = f.mu;
+                }
+                s.solve(p, &mut slot.z, &mut slot.w)
+            }
         }
         .map_err(SimulationError::Numerics)?;
         if !report.status.is_solved() {
             return Err(failure(&report, t, step, n));
+        }
+        if self.family == ProblemFamily::Friction {
+            for (k, &a) in self.active.iter().enumerate() {
+                let (o, w) = (self.offset[k], &mut inters[a]);
+                let mu = w.friction.map_or(0.0, |f| f.mu);
+                w.status[0] = contact_status(&slot.z[o..o + w.m], &slot.w[o..o + w.m], mu);
+            }
         }
         for (k, &a) in self.active.iter().enumerate() {
             let o = self.offset[k];
@@ -651,6 +708,7 @@ fn sized_slot<'a>(
     settings: SolverSettings,
     n: usize,
     n_eq: usize,
+    friction_dim: usize,
 ) -> Result<&'a mut SizedSlot, SimulationError> {
     let rebuild = match &slots[n] {
         None => true,
@@ -680,6 +738,19 @@ fn sized_slot<'a>(
                         q,
                         lb: vec![0.0; n],
                         ub: vec![0.0; n],
+                    },
+                    s,
+                )
+            }
+            ProblemFamily::Friction => {
+                let mut s = friction_solver(solver, settings).map_err(e)?;
+                s.set_timed(false);
+                Slot::Friction(
+                    FrictionProblem {
+                        dim: friction_dim,
+                        w: m,
+                        q,
+                        mu: vec![0.0; n / friction_dim],
                     },
                     s,
                 )
