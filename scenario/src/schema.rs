@@ -265,12 +265,18 @@ pub struct RelationTable {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LawTable {
-    /// `complementarity`, `newton_impact`, `relay`, `equality` or
-    /// `mixed_complementarity`.
+    /// `complementarity`, `newton_impact`, `newton_impact_friction`,
+    /// `relay`, `equality` or `mixed_complementarity`.
     #[serde(rename = "type")]
     pub kind: SStr,
-    /// Newton impact: restitution coefficient.
+    /// Newton impact (with or without friction): restitution coefficient.
     pub restitution: Option<SQ>,
+    /// Newton impact–friction: friction coefficient μ.
+    pub friction: Option<SQ>,
+    /// Newton impact–friction: contact dimension, 2 or 3.
+    pub dimension: Option<SQ>,
+    /// Newton impact–friction: tangential restitution e_T (default 0).
+    pub tangential_restitution: Option<SQ>,
     /// Relay: lower bounds.
     pub lb: Option<SVec>,
     /// Relay: upper bounds.

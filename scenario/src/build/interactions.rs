@@ -144,7 +144,7 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         what: "law",
     };
     let none = |keys: &str| -> Result<()> {
-        if keys != "restitution" {
+        if !keys.starts_with("restitution") {
             refuse(ctx, &l.restitution, "restitution", kind, keys)?;
         }
         if keys != "lb, ub" {
@@ -153,6 +153,12 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         }
         if keys != "equalities" {
             refuse(ctx, &l.equalities, "equalities", kind, keys)?;
+        }
+        if !keys.contains("friction") {
+            refuse(ctx, &l.friction, "friction", kind, keys)?;
+            refuse(ctx, &l.dimension, "dimension", kind, keys)?;
+            let t = &l.tangential_restitution;
+            refuse(ctx, t, "tangential_restitution", kind, keys)?;
         }
         Ok(())
     };
@@ -171,6 +177,40 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
             Ok(NonsmoothLaw::NewtonImpact {
                 size,
                 restitution: ctx.number(e, "restitution")?,
+            })
+        }
+        "newton_impact_friction" => {
+            let keys = "restitution, friction, dimension, tangential_restitution";
+            none(keys)?;
+            let e = required(ctx, &l.restitution, span.clone(), "restitution", kind)?;
+            let mu = required(ctx, &l.friction, span.clone(), "friction", kind)?;
+            let d = required(ctx, &l.dimension, span, "dimension", kind)?;
+            let dimension = ctx.integer(d, "dimension")?;
+            if dimension != 2 && dimension != 3 {
+                return Err(ScenarioError::Invalid {
+                    at: ctx.at(d.span()),
+                    reason: format!("dimension = {dimension}: a contact has dimension 2 or 3"),
+                });
+            }
+            if dimension as usize != size {
+                return Err(ScenarioError::Invalid {
+                    at: ctx.at(d.span()),
+                    reason: format!(
+                        "dimension = {dimension} but the relation has {size} rows \
+                         (one normal row, then {} tangent rows)",
+                        dimension - 1
+                    ),
+                });
+            }
+            let tangential_restitution = match &l.tangential_restitution {
+                Some(t) => ctx.number(t, "tangential_restitution")?,
+                None => 0.0,
+            };
+            Ok(NonsmoothLaw::NewtonImpactFriction {
+                dimension: dimension as usize,
+                restitution: ctx.number(e, "restitution")?,
+                tangential_restitution,
+                friction: ctx.number(mu, "friction")?,
             })
         }
         "relay" => {
@@ -203,8 +243,8 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         other => Err(ScenarioError::Invalid {
             at: ctx.at(l.kind.span()),
             reason: format!(
-                "unknown law type `{other}` (types: complementarity, newton_impact, relay, \
-                 equality, mixed_complementarity)"
+                "unknown law type `{other}` (types: complementarity, newton_impact, \
+                 newton_impact_friction, relay, equality, mixed_complementarity)"
             ),
         }),
     }
@@ -257,5 +297,22 @@ fn interaction(
     let law = law(ctx, &e.law, rel.output_dim())?;
     b.add_interaction(&name, &systems, rel, law)
         .map_err(|source| model_error(ctx, span, source))?;
+    Ok(())
+}
+
+/// Event-driven runs do not handle frictional contacts: the first
+/// `newton_impact_friction` law is an error at its `type`.
+pub(super) fn refuse_friction_event_driven(ctx: Ctx<'_>, file: &ScenarioFile) -> Result<()> {
+    for e in &file.interactions {
+        let kind = &e.get_ref().law.get_ref().kind;
+        if kind.get_ref() == "newton_impact_friction" {
+            return Err(ScenarioError::Invalid {
+                at: ctx.at(kind.span()),
+                reason: "the event-driven strategy does not handle frictional contacts \
+                         (newton_impact_friction); use strategy = \"time_stepping\""
+                    .into(),
+            });
+        }
+    }
     Ok(())
 }
