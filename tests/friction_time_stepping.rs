@@ -11,7 +11,7 @@
 
 use nalgebra::{dmatrix, dvector, DMatrix, DVector};
 use nonsmooth::modelling::*;
-use nonsmooth::simulation::{SimulationError, TimeStepping, TimeSteppingSettings};
+use nonsmooth::simulation::{TimeStepping, TimeSteppingSettings};
 
 const G: f64 = 9.81;
 
@@ -288,46 +288,181 @@ fn a_falling_block_with_restitution_bounces_and_slides() {
     assert!((vx - (3.0 - mu * pn)).abs() <= 1e-12);
 }
 
+/// Two point masses on the floor joined by a rigid horizontal bar
+/// (`Equality` law, x₂ − x₁ = L), sliding with friction μ₁ and μ₂: the pair
+/// decelerates at g(μ₁ + μ₂)/2 and stops at t = v0/a; while both slide the
+/// bar carries the impulse m h g (μ₁ − μ₂)/2 per step. A mixed problem:
+/// the equality is eliminated onto the two frictional contacts.
 #[test]
-fn mixing_frictional_and_frictionless_contacts_is_refused_with_a_clear_error() {
+fn two_masses_joined_by_a_bar_slide_with_the_mean_friction() {
+    let (m, l, v0, h) = (1.0, 0.5, 2.0, 1e-3);
+    let (mu1, mu2) = (0.1, 0.4);
     let mut b = ModelBuilder::new();
     let s = b
         .add_system(
-            "p",
+            "pair",
             LagrangianLinearTi::new(
-                dvector![0.0, 0.0],
-                dvector![0.0, 0.0],
-                DMatrix::identity(2, 2),
-            ),
+                dvector![0.0, 0.0, l, 0.0],
+                dvector![v0, 0.0, v0, 0.0],
+                DMatrix::identity(4, 4) * m,
+            )
+            .with_fext(TimeVector::Constant(dvector![0.0, -m * G, 0.0, -m * G])),
+        )
+        .unwrap();
+    let mut contacts = vec![];
+    for (k, mu) in [mu1, mu2].into_iter().enumerate() {
+        let mut hm = DMatrix::zeros(2, 4);
+        hm[(0, 2 * k + 1)] = 1.0;
+        hm[(1, 2 * k)] = 1.0;
+        contacts.push(
+            b.add_interaction(
+                &format!("floor{k}"),
+                &[s],
+                LagrangianLinearTiR::new(hm),
+                NonsmoothLaw::NewtonImpactFriction {
+                    dimension: 2,
+                    restitution: 0.0,
+                    tangential_restitution: 0.0,
+                    friction: mu,
+                },
+            )
+            .unwrap(),
+        );
+    }
+    let bar = b
+        .add_interaction(
+            "bar",
+            &[s],
+            LagrangianLinearTiR::new(dmatrix![-1.0, 0.0, 1.0, 0.0]).with_b(dvector![-l]),
+            NonsmoothLaw::Equality { size: 1 },
+        )
+        .unwrap();
+    let a = G * (mu1 + mu2) / 2.0;
+    let t_stop = v0 / a;
+    let mut sim = TimeStepping::new(b.build(), TimeSteppingSettings::new(h, t_stop + 0.3)).unwrap();
+    let mut stopped = None;
+    sim.run(|sim| {
+        let (t, q, v) = (sim.time(), sim.q(s), sim.v(s));
+        assert!((q[2] - q[0] - l).abs() <= 1e-12, "t = {t}: bar length");
+        assert!(q[1].abs() <= 1e-12 && q[3].abs() <= 1e-12);
+        if stopped.is_none() && v[0] <= 1e-12 {
+            stopped = Some(t);
+        }
+        if t > 0.0 && stopped.is_none() {
+            assert!(
+                (v[0] - (v0 - a * t)).abs() <= 1e-10,
+                "t = {t}: {} vs {}",
+                v[0],
+                v0 - a * t
+            );
+            assert!((v[2] - v[0]).abs() <= 1e-12);
+            let p = sim.lambda(bar)[0];
+            assert!(
+                (p.abs() - m * h * G * (mu2 - mu1) / 2.0).abs() <= 1e-10,
+                "t = {t}: {p}"
+            );
+            for &c in &contacts {
+                assert_eq!(sim.contact_status(c), &[2.0]);
+            }
+        }
+        if stopped.is_some() {
+            assert!(v[0].abs() <= 1e-12 && v[2].abs() <= 1e-12, "t = {t}");
+        }
+    })
+    .unwrap();
+    let ts = stopped.expect("the pair stops");
+    assert!(
+        ts >= t_stop && ts - t_stop <= h,
+        "stopped at {ts}, analytic {t_stop}"
+    );
+}
+
+/// Frictionless impact rows and contacts of another dimension beside
+/// frictional ones: a ball bouncing on a frictionless floor (`NewtonImpact`)
+/// and a 2D block sliding on a slope in a model that also holds a 3D puck
+/// contact. Each motion is the one it has alone (impact times to 1e-12,
+/// the sliding parabola to 1e-10).
+#[test]
+fn frictionless_and_two_and_three_dimensional_contacts_share_one_problem() {
+    let alpha = 30f64.to_radians();
+    let mut b = ModelBuilder::new();
+    let ball = b
+        .add_system(
+            "ball",
+            LagrangianLinearTi::new(dvector![1.0], dvector![0.0], DMatrix::identity(1, 1))
+                .with_fext(TimeVector::Constant(dvector![-G])),
         )
         .unwrap();
     b.add_interaction(
-        "a",
-        &[s],
-        LagrangianLinearTiR::new(dmatrix![0.0, 1.0; 1.0, 0.0]),
-        NonsmoothLaw::NewtonImpactFriction {
-            dimension: 2,
-            restitution: 0.0,
-            tangential_restitution: 0.0,
-            friction: 0.3,
-        },
-    )
-    .unwrap();
-    b.add_interaction(
-        "b",
-        &[s],
-        LagrangianLinearTiR::new(dmatrix![1.0, 0.0]),
+        "floor",
+        &[ball],
+        LagrangianLinearTiR::new(dmatrix![1.0]),
         NonsmoothLaw::NewtonImpact {
             size: 1,
-            restitution: 0.0,
+            restitution: 0.8,
         },
     )
     .unwrap();
-    let err = TimeStepping::new(b.build(), TimeSteppingSettings::new(1e-3, 1.0))
-        .err()
-        .expect("refused");
-    assert!(matches!(err, SimulationError::Unsupported(_)), "{err}");
-    assert!(err.to_string().contains("friction = 0"), "{err}");
+    let (slope_model, _, _) = block(alpha, 0.3, -0.5);
+    let (puck_model, _, _) = puck(0.25, 3.0, 0.7);
+    let s = b
+        .add_system("block", slope_model.systems()[0].ds.clone())
+        .unwrap();
+    b.add_interaction(
+        "contact",
+        &[s],
+        LagrangianLinearTiR::new(dmatrix![0.0, 1.0; 1.0, 0.0]),
+        slope_model.interactions()[0].law.clone(),
+    )
+    .unwrap();
+    let p = b
+        .add_system("puck", puck_model.systems()[0].ds.clone())
+        .unwrap();
+    b.add_interaction(
+        "ice",
+        &[p],
+        LagrangianLinearTiR::new(dmatrix![0.0, 0.0, 1.0; 1.0, 0.0, 0.0; 0.0, 1.0, 0.0]),
+        puck_model.interactions()[0].law.clone(),
+    )
+    .unwrap();
+    let h = 1e-3;
+    let mut mixed = TimeStepping::new(b.build(), TimeSteppingSettings::new(h, 2.0)).unwrap();
+    let mut alone = {
+        let mut b = ModelBuilder::new();
+        let ball = b
+            .add_system(
+                "ball",
+                LagrangianLinearTi::new(dvector![1.0], dvector![0.0], DMatrix::identity(1, 1))
+                    .with_fext(TimeVector::Constant(dvector![-G])),
+            )
+            .unwrap();
+        b.add_interaction(
+            "floor",
+            &[ball],
+            LagrangianLinearTiR::new(dmatrix![1.0]),
+            NonsmoothLaw::NewtonImpact {
+                size: 1,
+                restitution: 0.8,
+            },
+        )
+        .unwrap();
+        TimeStepping::new(b.build(), TimeSteppingSettings::new(h, 2.0)).unwrap()
+    };
+    let a = -G * (alpha.sin() - 0.3 * alpha.cos());
+    let mut impacts = 0;
+    while let nonsmooth::simulation::StepOutcome::Advanced { t, .. } = mixed.step().unwrap() {
+        alone.step().unwrap();
+        let (qa, qb) = (mixed.q(SystemId(0))[0], alone.q(SystemId(0))[0]);
+        assert!((qa - qb).abs() <= 1e-12, "t = {t}: ball {qa} vs {qb}");
+        if mixed.lambda(InteractionId(0))[0] > 0.0 {
+            impacts += 1;
+        }
+        let x = mixed.q(s)[0];
+        let exact = -0.5 * t + 0.5 * a * t * t;
+        assert!((x - exact).abs() <= 1e-10, "t = {t}: block {x} vs {exact}");
+        assert!(mixed.q(p)[2].abs() <= 1e-12);
+    }
+    assert!(impacts > 0);
 }
 
 #[test]

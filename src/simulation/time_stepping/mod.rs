@@ -25,6 +25,7 @@
 //! The clock is exact: t_k is tick k·(h in ticks) of a rational time base,
 //! never a running sum (see docs/how-a-step-proceeds.md).
 
+mod friction_step;
 mod interaction_work;
 mod problem;
 mod small;

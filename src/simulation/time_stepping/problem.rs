@@ -9,21 +9,22 @@
 //!
 //! The family follows the rows: all complementarity → LCP; complementarity
 //! and equalities → MLCP (equality rows first); all relay → relay problem;
-//! frictional contacts (Newton impact–friction laws, one dimension d for
-//! all) → the local frictional contact problem of the numerics layer, over
-//! the active contacts, rows [N, T…] of each contact in turn:
-//! U = W P + q, K*_μ ∋ Û ⊥ P ∈ K_μ, with q_N = H_N v_free + e_N ẏ_N,k and
-//! q_T = H_T v_free + e_T ẏ_T,k.
+//! frictional contacts (Newton impact–friction laws) → the local
+//! frictional contact problem of the numerics layer over the active
+//! contacts, rows [N, T…] of each contact in turn, U = W P + q,
+//! K*_μ ∋ Û ⊥ P ∈ K_μ, with q_N = H_N v_free + e_N ẏ_N,k and
+//! q_T = H_T v_free + e_T ẏ_T,k; other unilateral rows and equalities of
+//! the same model are folded in ([`super::friction_step`]).
 
 use std::time::Duration;
 
 use nalgebra::DMatrix;
 
-use super::interaction_work::contact_status;
+use super::friction_step::FrictionStep;
 use super::interaction_work::{InteractionWork, RowKind};
 use super::system_work::SystemWork;
 use crate::modelling::model::{Model, SystemId};
-use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver};
+use crate::numerics::friction::friction_solver;
 use crate::numerics::lcp::{lcp_solver, scalar_lcp, Lcp, LcpSolver};
 use crate::numerics::matrix::Block;
 use crate::numerics::mlcp::{mlcp_solver, Mlcp, MlcpSolver};
@@ -49,7 +50,6 @@ enum Slot {
     Lcp(Lcp, Box<dyn LcpSolver>),
     Mlcp(Mlcp, Box<dyn MlcpSolver>),
     Relay(Relay, Box<dyn RelaySolver>),
-    Friction(FrictionProblem, Box<dyn FrictionSolver>),
 }
 
 struct SizedSlot {
@@ -91,8 +91,8 @@ pub(crate) struct OneStepProblem {
     /// [`scalar_lcp`]): the solver is Lemke, or the default chain, which
     /// starts with Lemke.
     scalar_lemke: bool,
-    /// Dimension of the frictional contacts (family `Friction`).
-    friction_dim: usize,
+    /// The problem of the `Friction` family.
+    friction: Option<FrictionStep>,
 }
 
 /// Above this many active rows, a problem with block-sparse assembly is
@@ -376,17 +376,12 @@ impl OneStepProblem {
         assembly: Assembly,
     ) -> Result<Self, SimulationError> {
         let mut has = [false; 3];
-        let mut friction_dim = 0;
+        let friction_dim = inters
+            .iter()
+            .filter_map(|w| w.friction.map(|f| f.dim))
+            .max()
+            .unwrap_or(0);
         for w in inters {
-            if let Some(f) = &w.friction {
-                if friction_dim != 0 && friction_dim != f.dim {
-                    return Err(SimulationError::Unsupported(format!(
-                        "interaction '{}': frictional contacts of dimensions 2 and 3 in one model",
-                        w.name
-                    )));
-                }
-                friction_dim = f.dim;
-            }
             for r in &w.rows {
                 match r {
                     RowKind::Complementarity => has[0] = true,
@@ -396,18 +391,10 @@ impl OneStepProblem {
                 }
             }
         }
-        if friction_dim != 0 && has.iter().any(|&x| x) {
-            let what = if has[0] {
-                "complementarity or frictionless impact laws (give those contacts the \
-                 newton_impact_friction law with friction = 0)"
-            } else if has[1] {
-                "equality laws"
-            } else {
-                "relay laws"
-            };
-            return Err(SimulationError::Unsupported(format!(
-                "frictional contacts together with {what} in one model"
-            )));
+        if friction_dim != 0 && has[2] {
+            return Err(SimulationError::Unsupported(
+                "frictional contacts together with relay laws in one model".into(),
+            ));
         }
         let family = match has {
             _ if friction_dim != 0 => ProblemFamily::Friction,
@@ -461,7 +448,11 @@ impl OneStepProblem {
             force_sparse: assembly == Assembly::Sparse,
             fixed: vec![false; inters.len()],
             all_fixed: false,
-            friction_dim,
+            friction: if family == ProblemFamily::Friction {
+                Some(FrictionStep::new(inters, solver, settings)?)
+            } else {
+                None
+            },
             scalar_lemke: family == ProblemFamily::Lcp
                 && (solver == "lemke" || (solver == "default" && settings.pivoting_max_size >= 1)),
         })
@@ -497,6 +488,15 @@ impl OneStepProblem {
                 w.status[0] = 0.0;
             }
             return Ok(false);
+        }
+        if let Some(fs) = &mut self.friction {
+            return Ok(match fs.solve(model, sys, inters, t, step)? {
+                Some(report) => {
+                    self.record(report);
+                    true
+                }
+                None => false,
+            });
         }
         let use_sparse =
             self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
@@ -551,13 +551,11 @@ impl OneStepProblem {
             self.settings,
             n,
             n_eq,
-            self.friction_dim,
         )?;
         let (mat, q, mut bounds) = match &mut slot.slot {
             Slot::Lcp(p, _) => (&mut p.m, &mut p.q, None),
             Slot::Mlcp(p, _) => (&mut p.m, &mut p.q, None),
             Slot::Relay(p, _) => (&mut p.m, &mut p.q, Some((&mut p.lb, &mut p.ub))),
-            Slot::Friction(p, _) => (&mut p.w, &mut p.q, None),
         };
         let Matrix::Dense(mat) = mat else {
             unreachable!("one-step problems are assembled dense")
@@ -649,25 +647,12 @@ impl OneStepProblem {
             Slot::Lcp(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
             Slot::Mlcp(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
             Slot::Relay(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
-            Slot::Friction(p, s) => {
-                for (k, &a) in self.active.iter().enumerate() {
-                    let f = inters[a].friction.expect("frictional contact");
-                    p.mu[self.offset[k] / f.dim] = f.mu;
-                }
-                s.solve(p, &mut slot.z, &mut slot.w)
-            }
         }
         .map_err(SimulationError::Numerics)?;
         if !report.status.is_solved() {
             return Err(failure(&report, t, step, n));
         }
-        if self.family == ProblemFamily::Friction {
-            for (k, &a) in self.active.iter().enumerate() {
-                let (o, w) = (self.offset[k], &mut inters[a]);
-                let mu = w.friction.map_or(0.0, |f| f.mu);
-                w.status[0] = contact_status(&slot.z[o..o + w.m], &slot.w[o..o + w.m], mu);
-            }
-        }
+
         for (k, &a) in self.active.iter().enumerate() {
             let o = self.offset[k];
             let w = &mut inters[a];
@@ -708,7 +693,6 @@ fn sized_slot<'a>(
     settings: SolverSettings,
     n: usize,
     n_eq: usize,
-    friction_dim: usize,
 ) -> Result<&'a mut SizedSlot, SimulationError> {
     let rebuild = match &slots[n] {
         None => true,
@@ -742,19 +726,7 @@ fn sized_slot<'a>(
                     s,
                 )
             }
-            ProblemFamily::Friction => {
-                let mut s = friction_solver(solver, settings).map_err(e)?;
-                s.set_timed(false);
-                Slot::Friction(
-                    FrictionProblem {
-                        dim: friction_dim,
-                        w: m,
-                        q,
-                        mu: vec![0.0; n / friction_dim],
-                    },
-                    s,
-                )
-            }
+            ProblemFamily::Friction => unreachable!("frictional problems have their own path"),
         };
         slots[n] = Some(SizedSlot {
             slot,
