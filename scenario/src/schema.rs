@@ -257,7 +257,7 @@ pub struct RelationTable {
     pub f: Option<SMat>,
     /// First order: e.
     pub e: Option<SVec>,
-    /// Two-link arm height: `tip` or `elbow`.
+    /// Two-link arm height or contact: `tip` or `elbow`.
     pub point: Option<SStr>,
 }
 

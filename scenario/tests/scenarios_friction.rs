@@ -217,3 +217,46 @@ fn friction_law_errors_name_the_line() {
     let msg = case("", "4").expect("refused");
     assert!(msg.contains("dimension 2 or 3"), "{msg}");
 }
+
+/// The falling two-link arm with friction on its ground contacts
+/// (`examples/arm_fall.toml`, `friction` = 0.5): every impulse of a ground
+/// contact lies in the Coulomb cone, a sliding contact's friction impulse
+/// is on the cone's boundary and opposes the tangential velocity after the
+/// step, and most of the energy is dissipated.
+#[test]
+fn falling_arm_with_friction_obeys_coulomb_at_its_ground_contacts() {
+    use nonsmooth::modelling::models::TwoLinkArm;
+    use nonsmooth::simulation::Simulation;
+    let mu = 0.5;
+    let b = built("arm_fall.toml", &[("friction", mu)]);
+    let mut run = b.control_loop().unwrap();
+    let model = b.model.clone();
+    let arm_id = model.system_id("arm").unwrap();
+    let ids = [
+        model.interaction_id("tip").unwrap(),
+        model.interaction_id("elbow").unwrap(),
+    ];
+    let arm = TwoLinkArm::new([0.5, 0.5], [1.0, 1.0], [0.25 / 12.0; 2], 9.81).unwrap();
+    let e0 = arm.energy(run.plant().q(arm_id), run.plant().v(arm_id));
+    let (mut sliding, mut sticking) = (0, 0);
+    run.run(|cl| {
+        let p = cl.plant();
+        for &i in &ids {
+            let (l, status) = (p.lambda(i), p.contact_status(i)[0]);
+            assert!(l[1].abs() <= mu * l[0] * (1.0 + 1e-9) + 1e-14, "{l:?}");
+            if status == 2.0 {
+                sliding += 1;
+                assert!((l[1].abs() - mu * l[0]).abs() <= 1e-6 * l[0], "{l:?}");
+                assert!(l[1] * p.ydot(i)[1] <= 0.0, "{l:?} {:?}", p.ydot(i));
+            } else if status == 1.0 {
+                sticking += 1;
+            }
+        }
+    })
+    .unwrap();
+    assert!(sliding > 0, "{sliding} sliding steps, {sticking} sticking");
+    let e1 = arm.energy(run.plant().q(arm_id), run.plant().v(arm_id));
+    // Most of the energy is dissipated by t_end (about 1 % is left, the arm
+    // still rocking on the ground).
+    assert!(e1.abs() < 0.05 * e0, "energy {e1} of {e0}");
+}

@@ -46,7 +46,7 @@ fn relation(
         "first_order_nonlinear" => return nonlinear::first_order(ctx, r, span, n),
         _ => nonlinear::refuse_keys(ctx, r, kind_name)?,
     }
-    if kind_name != "two_link_arm_height" {
+    if kind_name != "two_link_arm_height" && kind_name != "two_link_arm_contact" {
         let kind = Kind {
             name: kind_name,
             what: "relation",
@@ -54,8 +54,9 @@ fn relation(
         refuse(ctx, &r.point, "point", kind, "see docs/scenarios.md")?;
     }
     match kind_name {
-        "two_link_arm_height" => {
-            let kind = "a two_link_arm_height relation";
+        "two_link_arm_height" | "two_link_arm_contact" => {
+            let kind = format!("a {kind_name} relation");
+            let kind = kind.as_str();
             let keys = "point";
             for (m, key) in [
                 (&r.h, "H"),
@@ -71,9 +72,9 @@ fn relation(
             let Some(arm) = arm else {
                 return Err(ScenarioError::Invalid {
                     at: ctx.at(r.kind.span()),
-                    reason: "a two_link_arm_height relation acts on one system of type \
-                             two_link_arm"
-                        .into(),
+                    reason: format!(
+                        "a {kind_name} relation acts on one system of type two_link_arm"
+                    ),
                 });
             };
             let point = match &r.point {
@@ -89,7 +90,11 @@ fn relation(
                     }
                 },
             };
-            Ok(arm.height_relation(point).into())
+            Ok(if kind_name == "two_link_arm_contact" {
+                arm.contact_relation(point).into()
+            } else {
+                arm.height_relation(point).into()
+            })
         }
         "lagrangian_linear" => {
             let kind = "a lagrangian_linear relation";
@@ -129,7 +134,7 @@ fn relation(
             reason: format!(
                 "unknown relation type `{other}` \
                  (types: lagrangian_linear, lagrangian_scleronomous, first_order_linear, \
-                 first_order_nonlinear, two_link_arm_height)"
+                 first_order_nonlinear, two_link_arm_height, two_link_arm_contact)"
             ),
         }),
     }
