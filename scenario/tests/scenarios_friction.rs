@@ -226,7 +226,6 @@ fn friction_law_errors_name_the_line() {
 #[test]
 fn falling_arm_with_friction_obeys_coulomb_at_its_ground_contacts() {
     use nonsmooth::modelling::models::TwoLinkArm;
-    use nonsmooth::simulation::Simulation;
     let mu = 0.5;
     let b = built("arm_fall.toml", &[("friction", mu)]);
     let mut run = b.control_loop().unwrap();
