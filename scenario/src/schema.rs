@@ -224,7 +224,7 @@ pub struct InteractionEntry {
 #[serde(deny_unknown_fields)]
 pub struct RelationTable {
     /// `lagrangian_linear`, `lagrangian_scleronomous`, `first_order_linear`,
-    /// `first_order_nonlinear` or `two_link_arm_height`.
+    /// `first_order_nonlinear`, `two_link_arm_height` or `two_link_arm_contact`.
     #[serde(rename = "type")]
     pub kind: SStr,
     /// Nonlinear: h(q) (scleronomous) or h(t, x, λ) (first order), one
