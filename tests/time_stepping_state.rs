@@ -36,6 +36,7 @@ fn trace(sim: &mut TimeStepping, steps: usize) -> Vec<u64> {
                 out.push(x.to_bits());
             }
             out.push(sim.is_active(i) as u64);
+            out.extend(sim.contact_status(i).iter().map(|x| x.to_bits()));
         }
         let st = sim.statistics();
         out.extend([
@@ -222,4 +223,57 @@ fn damaged_bytes_are_errors_not_panics() {
         TimeSteppingState::from_bytes(b"NSTX"),
         Err(StateError::Corrupt(_))
     ));
+}
+
+#[test]
+fn frictional_contacts_roll_back_bit_identically_through_stick_and_slip() {
+    // A block thrown up a slope (μ > tan α: it stops and sticks) and a ball
+    // dropped with a tangential velocity onto a rough floor (bounces, slides,
+    // then rolls without bouncing): 2D frictional contacts.
+    let make = || {
+        let alpha = 0.3f64;
+        let mut b = ModelBuilder::new();
+        let block = b
+            .add_system(
+                "block",
+                LagrangianLinearTi::new(
+                    dvector![0.0, 0.0],
+                    dvector![1.0, 0.0],
+                    nalgebra::DMatrix::identity(2, 2),
+                )
+                .with_fext(TimeVector::Constant(dvector![
+                    -9.81 * alpha.sin(),
+                    -9.81 * alpha.cos()
+                ])),
+            )
+            .unwrap();
+        let ball = b
+            .add_system(
+                "ball",
+                LagrangianLinearTi::new(
+                    dvector![0.0, 0.1],
+                    dvector![2.0, 0.0],
+                    nalgebra::DMatrix::identity(2, 2),
+                )
+                .with_fext(TimeVector::Constant(dvector![0.0, -9.81])),
+            )
+            .unwrap();
+        for (name, s, e, mu) in [("slope", block, 0.0, 0.5), ("floor", ball, 0.6, 0.2)] {
+            b.add_interaction(
+                name,
+                &[s],
+                LagrangianLinearTiR::new(dmatrix![0.0, 1.0; 1.0, 0.0]),
+                NonsmoothLaw::NewtonImpactFriction {
+                    dimension: 2,
+                    restitution: e,
+                    tangential_restitution: 0.0,
+                    friction: mu,
+                },
+            )
+            .unwrap();
+        }
+        TimeStepping::new(b.build(), TimeSteppingSettings::new(1e-3, 3.0)).unwrap()
+    };
+    check_rollback(make, 100, 300);
+    check_rollback(make, 140, 1000);
 }

@@ -111,6 +111,9 @@ fn column_description(c: &Column) -> &'static str {
         Variable::Lambda(_) => {
             "multiplier λ of an interaction (impulse of the step for impact laws)"
         }
+        Variable::ContactStatus(_) => {
+            "status of a frictional contact: 0 separated, 1 sticking, 2 sliding"
+        }
         Variable::SensorY(_) => "latest measurement delivered by a sensor",
         Variable::ObserverXhat(_) => "state estimate of an observer",
         Variable::ControllerU(_) => "input applied by a controller's actuator",

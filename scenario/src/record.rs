@@ -2,7 +2,8 @@
 //!
 //! A selector is `<object>.<variable>` (every index), `<object>.<variable>[i]`
 //! or `<object>.*` (every variable). Variables: `q`, `v` for Lagrangian
-//! systems, `x` for first-order systems, `y`, `lambda` for interactions,
+//! systems, `x` for first-order systems, `y`, `lambda` for interactions
+//! (and `status` for frictional contacts: 0 separated, 1 sticking, 2 sliding),
 //! `y` for sensors, `xhat` for observers, `u` and the law's signals (`u_eq`,
 //! `u_s`, `sigma`, …) for controllers.
 //! Columns are named `<object>.<variable>[<index>]`, after the time column `t`.
@@ -29,6 +30,8 @@ pub enum Variable {
     Y(InteractionId),
     /// Multiplier λ (impulse for impact laws) of an interaction.
     Lambda(InteractionId),
+    /// Status of a frictional contact (0 separated, 1 sticking, 2 sliding).
+    ContactStatus(InteractionId),
     /// The latest measurement a sensor delivered.
     SensorY(SensorId),
     /// An observer's estimate.
@@ -63,6 +66,7 @@ impl Column {
             Variable::V(s) => p.v(s),
             Variable::Y(i) => p.y(i),
             Variable::Lambda(i) => p.lambda(i),
+            Variable::ContactStatus(i) => p.contact_status(i),
             Variable::SensorY(s) => cl.sensor_output(s),
             Variable::ObserverXhat(o) => cl.observer_estimate(o),
             Variable::ControllerU(c) => cl.controller_input(c),
@@ -94,10 +98,14 @@ fn variables(
     }
     let i = model.interaction_id(object)?;
     let m = model.interaction(i).dim();
-    Some(vec![
-        ("y", Variable::Y(i), m),
-        ("lambda", Variable::Lambda(i), m),
-    ])
+    let mut vars = vec![("y", Variable::Y(i), m), ("lambda", Variable::Lambda(i), m)];
+    if matches!(
+        model.interaction(i).law,
+        nonsmooth::modelling::NonsmoothLaw::NewtonImpactFriction { .. }
+    ) {
+        vars.push(("status", Variable::ContactStatus(i), 1));
+    }
+    Some(vars)
 }
 
 fn push_all(

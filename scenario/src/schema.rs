@@ -224,7 +224,7 @@ pub struct InteractionEntry {
 #[serde(deny_unknown_fields)]
 pub struct RelationTable {
     /// `lagrangian_linear`, `lagrangian_scleronomous`, `first_order_linear`,
-    /// `first_order_nonlinear` or `two_link_arm_height`.
+    /// `first_order_nonlinear`, `two_link_arm_height` or `two_link_arm_contact`.
     #[serde(rename = "type")]
     pub kind: SStr,
     /// Nonlinear: h(q) (scleronomous) or h(t, x, λ) (first order), one
@@ -257,7 +257,7 @@ pub struct RelationTable {
     pub f: Option<SMat>,
     /// First order: e.
     pub e: Option<SVec>,
-    /// Two-link arm height: `tip` or `elbow`.
+    /// Two-link arm height or contact: `tip` or `elbow`.
     pub point: Option<SStr>,
 }
 
@@ -265,12 +265,18 @@ pub struct RelationTable {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LawTable {
-    /// `complementarity`, `newton_impact`, `relay`, `equality` or
-    /// `mixed_complementarity`.
+    /// `complementarity`, `newton_impact`, `newton_impact_friction`,
+    /// `relay`, `equality` or `mixed_complementarity`.
     #[serde(rename = "type")]
     pub kind: SStr,
-    /// Newton impact: restitution coefficient.
+    /// Newton impact (with or without friction): restitution coefficient.
     pub restitution: Option<SQ>,
+    /// Newton impact–friction: friction coefficient μ.
+    pub friction: Option<SQ>,
+    /// Newton impact–friction: contact dimension, 2 or 3.
+    pub dimension: Option<SQ>,
+    /// Newton impact–friction: tangential restitution e_T (default 0).
+    pub tangential_restitution: Option<SQ>,
     /// Relay: lower bounds.
     pub lb: Option<SVec>,
     /// Relay: upper bounds.

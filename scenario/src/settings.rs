@@ -108,13 +108,15 @@ pub(super) fn settings(
         let st = SolverSettings::default();
         let known = lcp_solver(name, st).is_ok()
             || mlcp_solver(name, st).is_ok()
-            || relay_solver(name, st).is_ok();
+            || relay_solver(name, st).is_ok()
+            || nonsmooth::numerics::friction::friction_solver(name, st).is_ok();
         if !known {
             return Err(ScenarioError::Setting {
                 at: ctx.at(solver.span()),
                 what: "solver".into(),
                 reason: format!(
-                    "unknown solver `{name}` (LCP: {LCP_SOLVERS}; MLCP: {MLCP_SOLVERS}; relay: {RELAY_SOLVERS})"
+                    "unknown solver `{name}` (LCP: {LCP_SOLVERS}; MLCP: {MLCP_SOLVERS}; relay: {RELAY_SOLVERS}; frictional contact: {})",
+                    nonsmooth::numerics::friction::FRICTION_SOLVERS
                 ),
             });
         }

@@ -217,6 +217,11 @@ impl ModelBuilder {
                     "a Newton impact law needs a Lagrangian relation".into(),
                 ))
             }
+            (NonsmoothLaw::NewtonImpactFriction { .. }, false) => {
+                return Err(incompatible(
+                    "a Newton impact–friction law needs a Lagrangian relation".into(),
+                ))
+            }
             (NonsmoothLaw::Relay { .. }, true) => {
                 return Err(incompatible(
                     "a relay law needs a first-order relation".into(),

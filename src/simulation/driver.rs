@@ -130,6 +130,13 @@ pub trait Simulation: Send {
     /// (time-stepping, impact laws) or the contact force / multiplier at the
     /// instant (event-driven).
     fn lambda(&self, i: InteractionId) -> &[f64];
+    /// The status of a frictional contact after the last step, one value:
+    /// 0 separated, 1 sticking, 2 sliding (empty for other interactions and
+    /// strategies without frictional contacts).
+    fn contact_status(&self, i: InteractionId) -> &[f64] {
+        let _ = i;
+        &[]
+    }
 
     /// Sets the input g held on a system (M v̇ = F + g or ẋ = f + g).
     fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError>;
@@ -256,6 +263,9 @@ macro_rules! delegate {
 
 impl Simulation for TimeStepping {
     delegate!(TimeStepping);
+    fn contact_status(&self, i: InteractionId) -> &[f64] {
+        TimeStepping::contact_status(self, i)
+    }
     fn strategy(&self) -> Strategy {
         Strategy::TimeStepping
     }

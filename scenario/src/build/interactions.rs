@@ -46,7 +46,7 @@ fn relation(
         "first_order_nonlinear" => return nonlinear::first_order(ctx, r, span, n),
         _ => nonlinear::refuse_keys(ctx, r, kind_name)?,
     }
-    if kind_name != "two_link_arm_height" {
+    if kind_name != "two_link_arm_height" && kind_name != "two_link_arm_contact" {
         let kind = Kind {
             name: kind_name,
             what: "relation",
@@ -54,8 +54,9 @@ fn relation(
         refuse(ctx, &r.point, "point", kind, "see docs/scenarios.md")?;
     }
     match kind_name {
-        "two_link_arm_height" => {
-            let kind = "a two_link_arm_height relation";
+        "two_link_arm_height" | "two_link_arm_contact" => {
+            let kind = format!("a {kind_name} relation");
+            let kind = kind.as_str();
             let keys = "point";
             for (m, key) in [
                 (&r.h, "H"),
@@ -71,9 +72,9 @@ fn relation(
             let Some(arm) = arm else {
                 return Err(ScenarioError::Invalid {
                     at: ctx.at(r.kind.span()),
-                    reason: "a two_link_arm_height relation acts on one system of type \
-                             two_link_arm"
-                        .into(),
+                    reason: format!(
+                        "a {kind_name} relation acts on one system of type two_link_arm"
+                    ),
                 });
             };
             let point = match &r.point {
@@ -89,7 +90,11 @@ fn relation(
                     }
                 },
             };
-            Ok(arm.height_relation(point).into())
+            Ok(if kind_name == "two_link_arm_contact" {
+                arm.contact_relation(point).into()
+            } else {
+                arm.height_relation(point).into()
+            })
         }
         "lagrangian_linear" => {
             let kind = "a lagrangian_linear relation";
@@ -129,7 +134,7 @@ fn relation(
             reason: format!(
                 "unknown relation type `{other}` \
                  (types: lagrangian_linear, lagrangian_scleronomous, first_order_linear, \
-                 first_order_nonlinear, two_link_arm_height)"
+                 first_order_nonlinear, two_link_arm_height, two_link_arm_contact)"
             ),
         }),
     }
@@ -144,7 +149,7 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         what: "law",
     };
     let none = |keys: &str| -> Result<()> {
-        if keys != "restitution" {
+        if !keys.starts_with("restitution") {
             refuse(ctx, &l.restitution, "restitution", kind, keys)?;
         }
         if keys != "lb, ub" {
@@ -153,6 +158,12 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         }
         if keys != "equalities" {
             refuse(ctx, &l.equalities, "equalities", kind, keys)?;
+        }
+        if !keys.contains("friction") {
+            refuse(ctx, &l.friction, "friction", kind, keys)?;
+            refuse(ctx, &l.dimension, "dimension", kind, keys)?;
+            let t = &l.tangential_restitution;
+            refuse(ctx, t, "tangential_restitution", kind, keys)?;
         }
         Ok(())
     };
@@ -171,6 +182,40 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
             Ok(NonsmoothLaw::NewtonImpact {
                 size,
                 restitution: ctx.number(e, "restitution")?,
+            })
+        }
+        "newton_impact_friction" => {
+            let keys = "restitution, friction, dimension, tangential_restitution";
+            none(keys)?;
+            let e = required(ctx, &l.restitution, span.clone(), "restitution", kind)?;
+            let mu = required(ctx, &l.friction, span.clone(), "friction", kind)?;
+            let d = required(ctx, &l.dimension, span, "dimension", kind)?;
+            let dimension = ctx.integer(d, "dimension")?;
+            if dimension != 2 && dimension != 3 {
+                return Err(ScenarioError::Invalid {
+                    at: ctx.at(d.span()),
+                    reason: format!("dimension = {dimension}: a contact has dimension 2 or 3"),
+                });
+            }
+            if dimension as usize != size {
+                return Err(ScenarioError::Invalid {
+                    at: ctx.at(d.span()),
+                    reason: format!(
+                        "dimension = {dimension} but the relation has {size} rows \
+                         (one normal row, then {} tangent rows)",
+                        dimension - 1
+                    ),
+                });
+            }
+            let tangential_restitution = match &l.tangential_restitution {
+                Some(t) => ctx.number(t, "tangential_restitution")?,
+                None => 0.0,
+            };
+            Ok(NonsmoothLaw::NewtonImpactFriction {
+                dimension: dimension as usize,
+                restitution: ctx.number(e, "restitution")?,
+                tangential_restitution,
+                friction: ctx.number(mu, "friction")?,
             })
         }
         "relay" => {
@@ -203,8 +248,8 @@ fn law(ctx: Ctx<'_>, l: &toml::Spanned<LawTable>, size: usize) -> Result<Nonsmoo
         other => Err(ScenarioError::Invalid {
             at: ctx.at(l.kind.span()),
             reason: format!(
-                "unknown law type `{other}` (types: complementarity, newton_impact, relay, \
-                 equality, mixed_complementarity)"
+                "unknown law type `{other}` (types: complementarity, newton_impact, \
+                 newton_impact_friction, relay, equality, mixed_complementarity)"
             ),
         }),
     }
@@ -257,5 +302,22 @@ fn interaction(
     let law = law(ctx, &e.law, rel.output_dim())?;
     b.add_interaction(&name, &systems, rel, law)
         .map_err(|source| model_error(ctx, span, source))?;
+    Ok(())
+}
+
+/// Event-driven runs do not handle frictional contacts: the first
+/// `newton_impact_friction` law is an error at its `type`.
+pub(super) fn refuse_friction_event_driven(ctx: Ctx<'_>, file: &ScenarioFile) -> Result<()> {
+    for e in &file.interactions {
+        let kind = &e.get_ref().law.get_ref().kind;
+        if kind.get_ref() == "newton_impact_friction" {
+            return Err(ScenarioError::Invalid {
+                at: ctx.at(kind.span()),
+                reason: "the event-driven strategy does not handle frictional contacts \
+                         (newton_impact_friction); use strategy = \"time_stepping\""
+                    .into(),
+            });
+        }
+    }
     Ok(())
 }

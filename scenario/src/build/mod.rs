@@ -168,6 +168,9 @@ pub(super) fn build(
         .as_ref()
         .and_then(|o| o.get_ref().every.as_ref());
     let all = settings(ctx, file.simulation.get_ref(), every, &mut places)?;
+    if all.strategy == nonsmooth::simulation::Strategy::EventDriven {
+        interactions::refuse_friction_event_driven(ctx, file)?;
+    }
     ctx.t0 = all.time_stepping.t0;
 
     let model = Arc::new(model(ctx, file, &mut places)?);

@@ -234,6 +234,24 @@ impl TwoLinkArm {
         }
     }
 
+    /// The horizontal position of a point of the arm (along the ground line).
+    #[inline]
+    pub fn abscissa(&self, point: ArmPoint, q: &[f64]) -> f64 {
+        match point {
+            ArmPoint::Elbow => self.lengths[0] * q[0].cos(),
+            ArmPoint::Tip => self.tip(q)[0],
+        }
+    }
+
+    /// ∂x/∂θ of a point's horizontal position.
+    #[inline]
+    pub fn abscissa_gradient(&self, point: ArmPoint, q: &[f64]) -> [f64; 2] {
+        match point {
+            ArmPoint::Elbow => [-self.lengths[0] * q[0].sin(), 0.0],
+            ArmPoint::Tip => self.tip_jacobian(q)[0],
+        }
+    }
+
     /// The arm as a nonlinear Lagrangian system M(θ)θ̈ + F_gyr + F_int = p
     /// with F_gyr = C(θ, θ̇)θ̇ and F_int = G(θ), all Jacobians analytic.
     pub fn system(&self, q0: DVector<f64>, v0: DVector<f64>) -> LagrangianNonlinear {
@@ -306,6 +324,28 @@ impl TwoLinkArm {
                 let g = arm.height_gradient(point, q);
                 out[(0, 0)] = g[0];
                 out[(0, 1)] = g[1];
+            })),
+        }
+    }
+
+    /// The contact of `point` with the ground for a 2D frictional contact:
+    /// y = [height, horizontal position] (normal row, then tangent row),
+    /// J = [∇height; ∇x] analytic.
+    pub fn contact_relation(&self, point: ArmPoint) -> LagrangianScleronomous {
+        let arm = *self;
+        LagrangianScleronomous {
+            output_dim: 2,
+            h: Arc::new(move |q: &[f64], out: &mut [f64]| {
+                out[0] = arm.height(point, q);
+                out[1] = arm.abscissa(point, q);
+            }),
+            jacobian: Some(Arc::new(move |q: &[f64], out: &mut DMatrix<f64>| {
+                let g = arm.height_gradient(point, q);
+                let x = arm.abscissa_gradient(point, q);
+                out[(0, 0)] = g[0];
+                out[(0, 1)] = g[1];
+                out[(1, 0)] = x[0];
+                out[(1, 1)] = x[1];
             })),
         }
     }

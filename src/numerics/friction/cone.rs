@@ -8,7 +8,9 @@
 pub fn project_on_cone(x: &mut [f64], mu: f64) {
     let n = x[0];
     let nt = tangent_norm(x);
-    if nt <= mu * n {
+    // n ≥ 0 matters for μ = 0 only (K_0 = {x_T = 0, x_N ≥ 0}): there
+    // nt ≤ μ n holds for x = (n < 0, 0), which is outside the cone.
+    if nt <= mu * n && n >= 0.0 {
         return;
     }
     if mu * nt <= -n {

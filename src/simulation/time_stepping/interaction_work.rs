@@ -25,6 +25,46 @@ pub(crate) enum RowKind {
     Equality,
     /// −w ∈ N₍lb,ub₎(λ).
     Box(f64, f64),
+    /// The normal row of a frictional contact (first of its d rows).
+    FrictionNormal,
+    /// A tangent row of a frictional contact (after its normal row).
+    FrictionTangent,
+}
+
+/// The Coulomb data of a frictional contact (Newton impact–friction law).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct FrictionData {
+    /// Contact dimension d (2 or 3).
+    pub dim: usize,
+    /// Friction coefficient μ.
+    pub mu: f64,
+    /// Tangential restitution e_T.
+    pub tangential_restitution: f64,
+}
+
+/// Contact status of a frictional interaction after a step: separated.
+pub const STATUS_SEPARATED: f64 = 0.0;
+/// Contact status: sticking (U_T = 0).
+pub const STATUS_STICKING: f64 = 1.0;
+/// Contact status: sliding (‖P_T‖ = μ P_N, U_T ≠ 0).
+pub const STATUS_SLIDING: f64 = 2.0;
+
+/// The status of a contact from its impulse P and its velocity U = W P + q
+/// of the one-step problem: separated when P_N = 0; sliding when P is on
+/// the cone's boundary (‖P_T‖ ≥ (1 − 10⁻⁶) μ P_N) and the tangential
+/// velocity is not zero (‖U_T‖ > 10⁻⁹ (1 + ‖U‖)); sticking otherwise.
+pub(crate) fn contact_status(p: &[f64], u: &[f64], mu: f64) -> f64 {
+    if p[0] <= 0.0 {
+        return STATUS_SEPARATED;
+    }
+    let pt = p[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
+    let ut = u[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
+    let un = u.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if pt >= (1.0 - 1e-6) * mu * p[0] && ut > 1e-9 * (1.0 + un) {
+        STATUS_SLIDING
+    } else {
+        STATUS_STICKING
+    }
 }
 
 pub(crate) struct InteractionWork {
@@ -36,6 +76,11 @@ pub(crate) struct InteractionWork {
     /// Lagrangian unilateral rows exist: the activation test applies.
     pub unilateral: bool,
     pub restitution: f64,
+    /// Coulomb data of a frictional contact (Newton impact–friction law).
+    pub friction: Option<FrictionData>,
+    /// Contact status after the last step (frictional contacts; see
+    /// [`contact_status`]), one value.
+    pub status: [f64; 1],
     pub rows: Vec<RowKind>,
     pub out: Vec<DMatrix<f64>>,
     pub inp: Vec<DMatrix<f64>>,
@@ -76,7 +121,23 @@ impl InteractionWork {
         let dims: Vec<usize> = systems.iter().map(|&s| sys[s].n).collect();
         let ntot: usize = dims.iter().sum();
         let lagrangian = inter.relation.is_lagrangian();
+        let mut friction = None;
         let (rows, restitution): (Vec<RowKind>, f64) = match &inter.law {
+            NonsmoothLaw::NewtonImpactFriction {
+                dimension,
+                restitution,
+                tangential_restitution,
+                friction: mu,
+            } => {
+                friction = Some(FrictionData {
+                    dim: *dimension,
+                    mu: *mu,
+                    tangential_restitution: *tangential_restitution,
+                });
+                let mut r = vec![RowKind::FrictionNormal];
+                r.extend(std::iter::repeat_n(RowKind::FrictionTangent, dimension - 1));
+                (r, *restitution)
+            }
             NonsmoothLaw::Complementarity { size } => (vec![RowKind::Complementarity; *size], 0.0),
             NonsmoothLaw::NewtonImpact { size, restitution } => {
                 (vec![RowKind::Complementarity; *size], *restitution)
@@ -98,7 +159,9 @@ impl InteractionWork {
                 (r, 0.0)
             }
         };
-        let unilateral = lagrangian && rows.contains(&RowKind::Complementarity);
+        let unilateral = lagrangian
+            && (rows.contains(&RowKind::Complementarity)
+                || rows.contains(&RowKind::FrictionNormal));
         let nonlinear = !inter.relation.is_linear();
         let mut w = InteractionWork {
             name: inter.name.clone(),
@@ -107,6 +170,8 @@ impl InteractionWork {
             linear: inter.relation.is_linear(),
             unilateral,
             restitution,
+            friction,
+            status: [STATUS_SEPARATED],
             rows,
             out: dims.iter().map(|&n| DMatrix::zeros(m, n)).collect(),
             inp: dims.iter().map(|&n| DMatrix::zeros(n, m)).collect(),
@@ -327,7 +392,8 @@ impl InteractionWork {
     }
 
     /// The free output: the problem's q for this interaction's rows.
-    /// Lagrangian: Σ out_i free_i (+ e ẏ_k on unilateral rows). First
+    /// Lagrangian: Σ out_i free_i (+ e ẏ_k on unilateral rows and the
+    /// normal row of a frictional contact, + e_T ẏ_k on its tangent rows). First
     /// order: Σ out_i (free_i + shift_i) + F u + e.
     pub fn free_output(&self, sys: &[SystemWork], q: &mut [f64]) {
         let m = self.m;
@@ -363,8 +429,15 @@ impl InteractionWork {
         }
         if self.lagrangian {
             for r in 0..self.m {
-                if self.rows[r] == RowKind::Complementarity {
-                    q[r] += self.restitution * self.ydot_start[r];
+                match self.rows[r] {
+                    RowKind::Complementarity | RowKind::FrictionNormal => {
+                        q[r] += self.restitution * self.ydot_start[r];
+                    }
+                    RowKind::FrictionTangent => {
+                        let e_t = self.friction.map_or(0.0, |f| f.tangential_restitution);
+                        q[r] += e_t * self.ydot_start[r];
+                    }
+                    _ => {}
                 }
             }
         } else {

@@ -25,6 +25,7 @@
 //! The clock is exact: t_k is tick k·(h in ticks) of a rational time base,
 //! never a running sum (see docs/how-a-step-proceeds.md).
 
+mod friction_step;
 mod interaction_work;
 mod problem;
 mod small;
@@ -408,7 +409,8 @@ impl TimeStepping {
         for w in &mut self.inters {
             w.ydot_start.copy_from_slice(&w.ydot);
             if w.unilateral {
-                w.active = (0..w.m).any(|r| {
+                let rows = if w.friction.is_some() { 1 } else { w.m };
+                w.active = (0..rows).any(|r| {
                     w.y[r] + gamma * h * w.ydot[r] <= w.y_noise[r] + gamma * h * w.ydot_noise[r]
                 });
             }
@@ -710,6 +712,17 @@ impl TimeStepping {
         &self.inters[i.0].lambda
     }
 
+    /// The status of a frictional contact after the last step, one value:
+    /// 0 separated, 1 sticking, 2 sliding (empty for other interactions).
+    pub fn contact_status(&self, i: InteractionId) -> &[f64] {
+        let w = &self.inters[i.0];
+        if w.friction.is_some() {
+            &w.status
+        } else {
+            &[]
+        }
+    }
+
     /// True when the interaction took part in the last step's problem.
     pub fn is_active(&self, i: InteractionId) -> bool {
         self.inters[i.0].active
@@ -806,13 +819,16 @@ impl TimeStepping {
 
 /// The interactions at the start of a step: ẏ_k is kept for the impact law
 /// and unilateral interactions are activated (ỹ = y_k + γ h ẏ_k ≤ its
-/// rounding bound). Returns true when some interaction is active.
+/// rounding bound; the normal row alone for a frictional contact). Returns
+/// true when some interaction is active.
 fn activate(inters: &mut [InteractionWork], h: f64, gamma: f64) -> bool {
     let mut any = false;
     for w in inters.iter_mut() {
         small::copy(&mut w.ydot_start, &w.ydot);
         if w.unilateral {
-            w.active = (0..w.m).any(|r| {
+            // A frictional contact is tested on its normal row only.
+            let rows = if w.friction.is_some() { 1 } else { w.m };
+            w.active = (0..rows).any(|r| {
                 w.y[r] + gamma * h * w.ydot[r] <= w.y_noise[r] + gamma * h * w.ydot_noise[r]
             });
         }

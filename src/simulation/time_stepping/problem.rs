@@ -8,15 +8,23 @@
 //! system are nonzero, so the assembly costs O(Σ_i (interactions on i)²).
 //!
 //! The family follows the rows: all complementarity → LCP; complementarity
-//! and equalities → MLCP (equality rows first); all relay → relay problem.
+//! and equalities → MLCP (equality rows first); all relay → relay problem;
+//! frictional contacts (Newton impact–friction laws) → the local
+//! frictional contact problem of the numerics layer over the active
+//! contacts, rows [N, T…] of each contact in turn, U = W P + q,
+//! K*_μ ∋ Û ⊥ P ∈ K_μ, with q_N = H_N v_free + e_N ẏ_N,k and
+//! q_T = H_T v_free + e_T ẏ_T,k; other unilateral rows and equalities of
+//! the same model are folded in ([`super::friction_step`]).
 
 use std::time::Duration;
 
 use nalgebra::DMatrix;
 
+use super::friction_step::FrictionStep;
 use super::interaction_work::{InteractionWork, RowKind};
 use super::system_work::SystemWork;
 use crate::modelling::model::{Model, SystemId};
+use crate::numerics::friction::friction_solver;
 use crate::numerics::lcp::{lcp_solver, scalar_lcp, Lcp, LcpSolver};
 use crate::numerics::matrix::Block;
 use crate::numerics::mlcp::{mlcp_solver, Mlcp, MlcpSolver};
@@ -34,6 +42,8 @@ pub enum ProblemFamily {
     Mlcp,
     /// Relay (box-constrained).
     Relay,
+    /// Local frictional contact problem (2D or 3D contacts).
+    Friction,
 }
 
 enum Slot {
@@ -81,6 +91,8 @@ pub(crate) struct OneStepProblem {
     /// [`scalar_lcp`]): the solver is Lemke, or the default chain, which
     /// starts with Lemke.
     scalar_lemke: bool,
+    /// The problem of the `Friction` family.
+    friction: Option<FrictionStep>,
 }
 
 /// Above this many active rows, a problem with block-sparse assembly is
@@ -364,16 +376,28 @@ impl OneStepProblem {
         assembly: Assembly,
     ) -> Result<Self, SimulationError> {
         let mut has = [false; 3];
+        let friction_dim = inters
+            .iter()
+            .filter_map(|w| w.friction.map(|f| f.dim))
+            .max()
+            .unwrap_or(0);
         for w in inters {
             for r in &w.rows {
                 match r {
                     RowKind::Complementarity => has[0] = true,
                     RowKind::Equality => has[1] = true,
                     RowKind::Box(..) => has[2] = true,
+                    RowKind::FrictionNormal | RowKind::FrictionTangent => {}
                 }
             }
         }
+        if friction_dim != 0 && has[2] {
+            return Err(SimulationError::Unsupported(
+                "frictional contacts together with relay laws in one model".into(),
+            ));
+        }
         let family = match has {
+            _ if friction_dim != 0 => ProblemFamily::Friction,
             [_, _, true] if has[0] || has[1] => {
                 return Err(SimulationError::Unsupported(
                     "relay laws together with complementarity or equality laws in one model".into(),
@@ -388,6 +412,7 @@ impl OneStepProblem {
             ProblemFamily::Lcp => lcp_solver(solver, settings).map(|_| ()),
             ProblemFamily::Mlcp => mlcp_solver(solver, settings).map(|_| ()),
             ProblemFamily::Relay => relay_solver(solver, settings).map(|_| ()),
+            ProblemFamily::Friction => friction_solver(solver, settings).map(|_| ()),
         }
         .map_err(SimulationError::Numerics)?;
         let total: usize = inters.iter().map(|w| w.m).sum();
@@ -423,6 +448,11 @@ impl OneStepProblem {
             force_sparse: assembly == Assembly::Sparse,
             fixed: vec![false; inters.len()],
             all_fixed: false,
+            friction: if family == ProblemFamily::Friction {
+                Some(FrictionStep::new(inters, solver, settings)?)
+            } else {
+                None
+            },
             scalar_lemke: family == ProblemFamily::Lcp
                 && (solver == "lemke" || (solver == "default" && settings.pivoting_max_size >= 1)),
         })
@@ -455,8 +485,18 @@ impl OneStepProblem {
         if active_rows == 0 {
             for w in inters.iter_mut() {
                 w.lambda.fill(0.0);
+                w.status[0] = 0.0;
             }
             return Ok(false);
+        }
+        if let Some(fs) = &mut self.friction {
+            return Ok(match fs.solve(model, sys, inters, t, step)? {
+                Some(report) => {
+                    self.record(report);
+                    true
+                }
+                None => false,
+            });
         }
         let use_sparse =
             self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
@@ -484,6 +524,7 @@ impl OneStepProblem {
                 n_eq += w.rows.iter().filter(|r| **r == RowKind::Equality).count();
             } else {
                 w.lambda.iter_mut().for_each(|x| *x = 0.0);
+                w.status[0] = 0.0;
             }
         }
         if n == 0 {
@@ -611,6 +652,7 @@ impl OneStepProblem {
         if !report.status.is_solved() {
             return Err(failure(&report, t, step, n));
         }
+
         for (k, &a) in self.active.iter().enumerate() {
             let o = self.offset[k];
             let w = &mut inters[a];
@@ -684,6 +726,7 @@ fn sized_slot<'a>(
                     s,
                 )
             }
+            ProblemFamily::Friction => unreachable!("frictional problems have their own path"),
         };
         slots[n] = Some(SizedSlot {
             slot,

@@ -88,6 +88,8 @@ struct InteractionState {
     ydot_noise: Vec<f64>,
     u: Vec<f64>,
     active: bool,
+    /// Contact status of a frictional contact.
+    status: f64,
     linearisation: Option<Linearisation>,
 }
 
@@ -156,6 +158,7 @@ impl TimeStepping {
                     ydot_noise: w.ydot_noise.clone(),
                     u: w.u.clone(),
                     active: w.active,
+                    status: w.status[0],
                     linearisation: (!w.linear).then(|| Linearisation {
                         out: w.out.iter().map(|m| m.as_slice().to_vec()).collect(),
                         inp: w.inp.iter().map(|m| m.as_slice().to_vec()).collect(),
@@ -209,6 +212,7 @@ impl TimeStepping {
             st.ydot_noise.clone_from(&w.ydot_noise);
             st.u.clone_from(&w.u);
             st.active = w.active;
+            st.status = w.status[0];
             if let Some(l) = &mut st.linearisation {
                 let copy = |dst: &mut Vec<Vec<f64>>, src: &[nalgebra::DMatrix<f64>]| {
                     dst.resize_with(src.len(), Vec::new);
@@ -257,6 +261,7 @@ impl TimeStepping {
             w.ydot_noise.copy_from_slice(&st.ydot_noise);
             w.u.copy_from_slice(&st.u);
             w.active = st.active;
+            w.status[0] = st.status;
             if let Some(l) = &st.linearisation {
                 for (m, v) in w.out.iter_mut().zip(&l.out) {
                     m.as_mut_slice().copy_from_slice(v);

@@ -1,0 +1,335 @@
+//! The one-step problem of a model with frictional contacts: the local
+//! frictional contact problem of the numerics layer over the active
+//! contacts, with the other unilateral rows and the equalities of the step
+//! folded in.
+//!
+//! The rows of the active interactions, in their natural order, give
+//! w = A z + b with A_αβ = Σ_i out_α,i · resp_β,i (= H_α,i W_i⁻¹ H_β,iᵀ) and
+//! b_α = H_α v_free + (restitution) ẏ_k, as for the other families. Then:
+//!
+//! * a frictional contact (Newton impact–friction law) of dimension
+//!   d_α ≤ d, d the largest contact dimension of the model, is one contact
+//!   of the problem, its missing tangent rows padded;
+//! * every complementarity or frictionless impact row is a contact of its
+//!   own with μ = 0 and padded tangents: with μ = 0 the cone is P_T = 0 and
+//!   the condition on P_N is 0 ≤ U_N ⊥ P_N ≥ 0, the complementarity row;
+//! * a padded tangent row has W = 1 on its diagonal, no coupling and q = 0,
+//!   so that its impulse is 0 (sticking: U = 0; sliding: P_T = −α U_T =
+//!   −α P_T);
+//! * equality rows (λ free, w = 0) are eliminated: with A = [[A_ee, A_ef],
+//!   [A_fe, A_ff]], λ_e = −A_ee⁻¹(b_e + A_ef P), so the contacts see
+//!   W = A_ff − A_fe A_ee⁻¹ A_ef and q = b_f − A_fe A_ee⁻¹ b_e (a Schur
+//!   complement; A_ee must be invertible, i.e. the equalities independent).
+//!
+//! Without equalities nothing is allocated once the problem of a given size
+//! has been seen; the elimination allocates its factorisation at each step.
+
+use nalgebra::DMatrix;
+
+use super::interaction_work::{contact_status, InteractionWork, RowKind, STATUS_SEPARATED};
+use super::system_work::SystemWork;
+use crate::modelling::model::{Model, SystemId};
+use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver};
+use crate::numerics::report::SolveReport;
+use crate::numerics::{Matrix, SolverSettings};
+use crate::simulation::error::SimulationError;
+
+/// A problem of one size: the contacts' problem and its unknowns.
+struct Sized {
+    problem: FrictionProblem,
+    r: Vec<f64>,
+    u: Vec<f64>,
+}
+
+pub(crate) struct FrictionStep {
+    /// Contact dimension of the problem (largest of the model).
+    dim: usize,
+    solver: Box<dyn FrictionSolver>,
+    /// Problems by number of contacts.
+    sized: Vec<Option<Sized>>,
+    /// Full row matrix A and vector b of the active rows, by row count.
+    full: Vec<Option<DMatrix<f64>>>,
+    b: Vec<f64>,
+    /// Per active row (natural order): its place in the contacts' problem
+    /// (usize::MAX for an equality row) or, for equalities, its index
+    /// among them.
+    place: Vec<usize>,
+    eq_index: Vec<usize>,
+    /// Active interactions and the offset of each one's rows.
+    active: Vec<usize>,
+    offset: Vec<usize>,
+    /// Row offset of each interaction among the active rows (usize::MAX when inactive).
+    row_of: Vec<usize>,
+    /// Contact of each problem position, and positions that are padding.
+    mu: Vec<f64>,
+    padded: Vec<usize>,
+    /// Equality rows (natural indices) and contact rows (natural indices, by position).
+    eq_rows: Vec<usize>,
+    pos_row: Vec<usize>,
+}
+
+impl FrictionStep {
+    pub fn new(
+        inters: &[InteractionWork],
+        solver: &str,
+        settings: SolverSettings,
+    ) -> Result<Self, SimulationError> {
+        let dim = inters
+            .iter()
+            .filter_map(|w| w.friction.map(|f| f.dim))
+            .max()
+            .unwrap_or(2);
+        let mut solver = friction_solver(solver, settings).map_err(SimulationError::Numerics)?;
+        solver.set_timed(false);
+        let total: usize = inters.iter().map(|w| w.m).sum();
+        Ok(FrictionStep {
+            dim,
+            solver,
+            sized: (0..=total).map(|_| None).collect(),
+            full: (0..=total).map(|_| None).collect(),
+            b: vec![0.0; total],
+            place: vec![0; total],
+            eq_index: vec![0; total],
+            active: Vec::with_capacity(inters.len()),
+            offset: Vec::with_capacity(inters.len()),
+            row_of: vec![usize::MAX; inters.len()],
+            mu: Vec::with_capacity(total),
+            padded: Vec::with_capacity(total * dim),
+            eq_rows: Vec::with_capacity(total),
+            pos_row: Vec::with_capacity(total * dim),
+        })
+    }
+
+    /// Assembles and solves the problem over the active interactions and
+    /// writes λ (and the contact status) of every interaction. Returns
+    /// `None` when no interaction is active.
+    pub fn solve(
+        &mut self,
+        model: &Model,
+        sys: &[SystemWork],
+        inters: &mut [InteractionWork],
+        t: f64,
+        step: u64,
+    ) -> Result<Option<SolveReport>, SimulationError> {
+        let d = self.dim;
+        self.active.clear();
+        self.offset.clear();
+        self.mu.clear();
+        self.padded.clear();
+        self.eq_rows.clear();
+        self.pos_row.clear();
+        let mut n = 0;
+        for (a, w) in inters.iter_mut().enumerate() {
+            self.row_of[a] = usize::MAX;
+            if !w.active {
+                w.lambda.fill(0.0);
+                w.status[0] = STATUS_SEPARATED;
+                continue;
+            }
+            self.row_of[a] = n;
+            self.active.push(a);
+            self.offset.push(n);
+            // Places of the rows in the contacts' problem.
+            for (r, kind) in w.rows.iter().enumerate() {
+                let row = n + r;
+                match kind {
+                    RowKind::Equality => {
+                        self.place[row] = usize::MAX;
+                        self.eq_index[row] = self.eq_rows.len();
+                        self.eq_rows.push(row);
+                    }
+                    RowKind::FrictionNormal => {
+                        let f = w.friction.expect("frictional contact");
+                        let c = self.mu.len();
+                        self.mu.push(f.mu);
+                        for j in 0..d {
+                            let p = c * d + j;
+                            if j < f.dim {
+                                self.place[row + j] = p;
+                                self.pos_row.push(row + j);
+                            } else {
+                                self.padded.push(p);
+                                self.pos_row.push(usize::MAX);
+                            }
+                        }
+                    }
+                    RowKind::FrictionTangent => {}
+                    RowKind::Complementarity => {
+                        let c = self.mu.len();
+                        self.mu.push(0.0);
+                        self.place[row] = c * d;
+                        self.pos_row.push(row);
+                        for j in 1..d {
+                            self.padded.push(c * d + j);
+                            self.pos_row.push(usize::MAX);
+                        }
+                    }
+                    RowKind::Box(..) => unreachable!("relay rows are refused beside friction"),
+                }
+            }
+            n += w.m;
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        // A and b over the active rows, in natural order.
+        let a_full = self.full[n].get_or_insert_with(|| DMatrix::zeros(n, n));
+        a_full.fill(0.0);
+        for (k, &a) in self.active.iter().enumerate() {
+            let wa = &inters[a];
+            let oa = self.offset[k];
+            wa.free_output(sys, &mut self.b[oa..oa + wa.m]);
+            for (ka, &s) in wa.systems.iter().enumerate() {
+                let out_a = &wa.out[ka];
+                for b_id in model.interactions_of(SystemId(s)) {
+                    let ob = self.row_of[b_id.0];
+                    if ob == usize::MAX {
+                        continue;
+                    }
+                    let wb = &inters[b_id.0];
+                    let kb = wb
+                        .systems
+                        .iter()
+                        .position(|&x| x == s)
+                        .expect("linked system");
+                    let resp_b = &wb.resp[kb];
+                    for c in 0..wb.m {
+                        for r in 0..wa.m {
+                            let mut v = 0.0;
+                            for i in 0..out_a.ncols() {
+                                v += out_a[(r, i)] * resp_b[(i, c)];
+                            }
+                            a_full[(oa + r, ob + c)] += v;
+                        }
+                    }
+                }
+            }
+        }
+        let nc = self.mu.len();
+        let size = nc * d;
+        let slot = self.sized[nc].get_or_insert_with(|| Sized {
+            problem: FrictionProblem {
+                dim: d,
+                w: Matrix::Dense(DMatrix::zeros(size, size)),
+                q: vec![0.0; size],
+                mu: vec![0.0; nc],
+            },
+            r: vec![0.0; size],
+            u: vec![0.0; size],
+        });
+        let Matrix::Dense(wm) = &mut slot.problem.w else {
+            unreachable!("dense contacts' problem")
+        };
+        wm.fill(0.0);
+        slot.problem.q.fill(0.0);
+        slot.problem.mu.copy_from_slice(&self.mu);
+        for (p, &row) in self.pos_row.iter().enumerate() {
+            if row == usize::MAX {
+                wm[(p, p)] = 1.0;
+                continue;
+            }
+            slot.problem.q[p] = self.b[row];
+            for (pc, &col) in self.pos_row.iter().enumerate() {
+                if col != usize::MAX {
+                    wm[(p, pc)] = a_full[(row, col)];
+                }
+            }
+        }
+        // Equalities: the Schur complement onto the contacts.
+        let ne = self.eq_rows.len();
+        let mut elimination = None;
+        if ne > 0 {
+            let aee = DMatrix::from_fn(ne, ne, |i, j| a_full[(self.eq_rows[i], self.eq_rows[j])]);
+            // Right-hand sides: the columns of A_ef (by contact position), then b_e.
+            let mut rhs = DMatrix::from_fn(ne, size + 1, |i, p| {
+                let row = self.eq_rows[i];
+                if p == size {
+                    self.b[row]
+                } else {
+                    match self.pos_row[p] {
+                        usize::MAX => 0.0,
+                        col => a_full[(row, col)],
+                    }
+                }
+            });
+            if !aee.lu().solve_mut(&mut rhs) {
+                return Err(SimulationError::SolverFailed {
+                    t,
+                    step,
+                    solver: "equality elimination",
+                    status: "singular equality block",
+                    error: f64::INFINITY,
+                    size: n,
+                });
+            }
+            // W −= A_fe X, q −= A_fe x_b (X = A_ee⁻¹ A_ef, x_b = A_ee⁻¹ b_e).
+            for (p, &row) in self.pos_row.iter().enumerate() {
+                if row == usize::MAX {
+                    continue;
+                }
+                for (i, &er) in self.eq_rows.iter().enumerate() {
+                    let afe = a_full[(row, er)];
+                    if afe == 0.0 {
+                        continue;
+                    }
+                    for pc in 0..size {
+                        wm[(p, pc)] -= afe * rhs[(i, pc)];
+                    }
+                    slot.problem.q[p] -= afe * rhs[(i, size)];
+                }
+            }
+            elimination = Some(rhs);
+        }
+        // Warm start from the previous impulses.
+        for (k, &a) in self.active.iter().enumerate() {
+            let (oa, w) = (self.offset[k], &inters[a]);
+            for r in 0..w.m {
+                let p = self.place[oa + r];
+                if p != usize::MAX {
+                    slot.r[p] = w.lambda[r];
+                }
+            }
+        }
+        for &p in &self.padded {
+            slot.r[p] = 0.0;
+        }
+        let report = self
+            .solver
+            .solve(&slot.problem, &mut slot.r, &mut slot.u)
+            .map_err(SimulationError::Numerics)?;
+        if !report.status.is_solved() {
+            return Err(SimulationError::SolverFailed {
+                t,
+                step,
+                solver: report.solver,
+                status: report.status.as_str(),
+                error: report.error,
+                size,
+            });
+        }
+        for (k, &a) in self.active.iter().enumerate() {
+            let (oa, w) = (self.offset[k], &mut inters[a]);
+            for r in 0..w.m {
+                let row = oa + r;
+                w.lambda[r] = match self.place[row] {
+                    usize::MAX => {
+                        // λ_e = −(x_b + X P).
+                        let x = elimination.as_ref().expect("equalities eliminated");
+                        let i = self.eq_index[row];
+                        let mut v = x[(i, size)];
+                        for (p, &rp) in slot.r.iter().enumerate() {
+                            v += x[(i, p)] * rp;
+                        }
+                        -v
+                    }
+                    p => slot.r[p],
+                };
+            }
+            if let Some(f) = w.friction {
+                let p = self.place[oa];
+                w.status[0] = contact_status(&slot.r[p..p + f.dim], &slot.u[p..p + f.dim], f.mu);
+            }
+        }
+        Ok(Some(report))
+    }
+}
