@@ -8,7 +8,10 @@
 //! x the inductor currents and capacitor voltages (in element order), λ
 //! and w one pair per diode (current form λ = i_D, w = −v_D; voltage form
 //! λ = −v_D, w = i_D; see `topology.rs`), s the source values (in element
-//! order).
+//! order). A gated switch is a diode whose voltage is offset by
+//! o = V_b (1 − u), u its gate: w = −v_S + o (current form) or
+//! v_S = −λ + o (voltage form); its gates add G u + g₀ to ẋ and H u + h₀
+//! to w.
 //!
 //! With x, λ and s fixed, capacitors and voltage-form diodes are voltage
 //! sources (v_C, −λ), closed switches are 0 V sources, inductors,
@@ -70,6 +73,17 @@ pub struct CircuitLcs {
     pub diode_forms: Vec<DiodeForm>,
     /// The sources' names, the order of s.
     pub sources: Vec<String>,
+    /// G, n × q (q gated switches): the gates' part of ẋ.
+    pub g: DMatrix<f64>,
+    /// g₀, n: the constant part of ẋ from the blocking voltages.
+    pub g0: DVector<f64>,
+    /// H, m × q: the gates' part of w.
+    pub h: DMatrix<f64>,
+    /// h₀, m: the constant part of w from the blocking voltages.
+    pub h0: DVector<f64>,
+    /// The gated switches' names, the order of u; each is also a row of
+    /// λ and w, among the diodes (in `diodes`).
+    pub gates: Vec<String>,
 }
 
 /// Reduces `net`, its switches in the states `closed` (one per switch, in
@@ -81,7 +95,9 @@ pub fn reduce(net: &Netlist, closed: &[bool]) -> Result<CircuitLcs, CircuitError
     let nn = topo.nodes.len() - 1;
 
     // Columns of z = (x, λ, s) and rows of the voltage-type branches.
-    let (mut nx, mut nd, mut ns, mut nv) = (0, 0, 0, 0);
+    let (mut nx, mut nd, mut ns, mut nv, mut nu) = (0, 0, 0, 0, 0);
+    let mut gate_col = vec![usize::MAX; elements.len()];
+    let mut gates = Vec::new();
     let mut state_col = vec![usize::MAX; elements.len()];
     let mut diode_col = vec![usize::MAX; elements.len()];
     let mut source_col = vec![usize::MAX; elements.len()];
@@ -109,7 +125,12 @@ pub fn reduce(net: &Netlist, closed: &[bool]) -> Result<CircuitLcs, CircuitError
                 branch[i] = nv;
                 nv += 1;
             }
-            ElementKind::Diode => {
+            ElementKind::Diode | ElementKind::GatedSwitch { .. } => {
+                if let ElementKind::GatedSwitch { .. } = el.kind {
+                    gate_col[i] = nu;
+                    nu += 1;
+                    gates.push(el.name.clone());
+                }
                 diode_col[i] = nd;
                 let form = if topo.voltage_form[nd] {
                     branch[i] = nv;
@@ -141,8 +162,14 @@ pub fn reduce(net: &Netlist, closed: &[bool]) -> Result<CircuitLcs, CircuitError
     if nx == 0 {
         return Err(CircuitError::NoState);
     }
-    let (xc, lc, sc) = (0, nx, nx + nd);
-    let nz = nx + nd + ns;
+    // z = (x, λ, s, u, 1): the last column holds the constant terms.
+    let (xc, lc, sc, uc) = (0, nx, nx + nd, nx + nd + ns);
+    let one = uc + nu;
+    let nz = one + 1;
+    let blocking = |i: usize| match elements[i].kind {
+        ElementKind::GatedSwitch { blocking_voltage } => Some(blocking_voltage),
+        _ => None,
+    };
     let size = nn + nv;
     let mut m = DMatrix::<f64>::zeros(size, size);
     let mut r = DMatrix::<f64>::zeros(size, nz);
@@ -175,6 +202,12 @@ pub fn reduce(net: &Netlist, closed: &[bool]) -> Result<CircuitLcs, CircuitError
                 ElementKind::Capacitor { .. } => r[(k, xc + state_col[i])] = 1.0,
                 ElementKind::VoltageSource => r[(k, sc + source_col[i])] = 1.0,
                 ElementKind::Diode => r[(k, lc + diode_col[i])] = -1.0,
+                ElementKind::GatedSwitch { blocking_voltage } => {
+                    // v_S = −λ + V_b − V_b u.
+                    r[(k, lc + diode_col[i])] = -1.0;
+                    r[(k, uc + gate_col[i])] = -blocking_voltage;
+                    r[(k, one)] = blocking_voltage;
+                }
                 _ => {} // a closed switch: 0 V
             }
             continue;
@@ -182,7 +215,7 @@ pub fn reduce(net: &Netlist, closed: &[bool]) -> Result<CircuitLcs, CircuitError
         // An injected current from a to b (through the element).
         let col = match el.kind {
             ElementKind::Inductor { .. } => xc + state_col[i],
-            ElementKind::Diode => lc + diode_col[i],
+            ElementKind::Diode | ElementKind::GatedSwitch { .. } => lc + diode_col[i],
             ElementKind::CurrentSource => sc + source_col[i],
             _ => continue, // an open switch: no current
         };
@@ -230,11 +263,16 @@ pub fn reduce(net: &Netlist, closed: &[bool]) -> Result<CircuitLcs, CircuitError
                 let j = sol.row(nn + branch[i]) / capacitance;
                 top.row_mut(state_col[i]).copy_from(&j);
             }
-            ElementKind::Diode => {
-                let w = match forms[diode_col[i]] {
+            ElementKind::Diode | ElementKind::GatedSwitch { .. } => {
+                let mut w = match forms[diode_col[i]] {
                     DiodeForm::Current => (potential(b) - potential(a)).transpose(),
                     DiodeForm::Voltage => sol.row(nn + branch[i]).into_owned(),
                 };
+                if let (Some(vb), DiodeForm::Current) = (blocking(i), forms[diode_col[i]]) {
+                    // w = −v_S + V_b − V_b u.
+                    w[uc + gate_col[i]] -= vb;
+                    w[one] += vb;
+                }
                 bottom.row_mut(diode_col[i]).copy_from(&w);
                 diodes.push(el.name.clone());
             }
@@ -254,5 +292,10 @@ pub fn reduce(net: &Netlist, closed: &[bool]) -> Result<CircuitLcs, CircuitError
         diodes,
         diode_forms: forms,
         sources: net.sources().iter().map(|s| s.to_string()).collect(),
+        g: cols(&top, uc, nu),
+        g0: top.column(one).into_owned(),
+        h: cols(&bottom, uc, nu),
+        h0: bottom.column(one).into_owned(),
+        gates,
     })
 }

@@ -56,14 +56,20 @@ impl CircuitLcs {
         self.f.column(k).iter().any(|&v| v != 0.0)
     }
 
-    /// The circuit's system ẋ = A x + b(t) + r, b(t) = E s(t), from x0.
+    /// The circuit's system ẋ = A x + b(t) + r, b(t) = E s(t) + g₀, from
+    /// x0. The gates' part G u is an input of the system (g = G u).
     /// `sources` has one value per source, in order (checked by the caller:
     /// extra values are ignored, missing ones count as 0).
     pub fn system(&self, sources: &[SourceValue]) -> FirstOrderLinear {
         let n = self.a.nrows();
         let ds = FirstOrderLinear::new(self.x0.clone(), self.a.clone());
+        let g0 = self.g0.clone();
         if self.e.ncols() == 0 {
-            return ds;
+            return if g0.iter().all(|&v| v == 0.0) {
+                ds
+            } else {
+                ds.with_b(TimeVector::Constant(g0))
+            };
         }
         let all_constant = sources
             .iter()
@@ -76,14 +82,14 @@ impl CircuitLcs {
                     _ => 0.0,
                 }),
             );
-            TimeVector::Constant(&self.e * s)
+            TimeVector::Constant(&self.e * s + g0)
         } else {
             let e = self.e.clone();
             let sources = sources.to_vec();
             TimeVector::Function {
                 dim: n,
                 f: Arc::new(move |t, out: &mut [f64]| {
-                    out.fill(0.0);
+                    out.copy_from_slice(g0.as_slice());
                     for (k, s) in sources.iter().enumerate().take(e.ncols()) {
                         let v = match s {
                             SourceValue::Constant(v) => *v,
@@ -99,21 +105,25 @@ impl CircuitLcs {
         ds.with_b(b)
     }
 
-    /// The diodes' relation y = w = C x + D λ + F s, r = B λ, for the
-    /// constant source values `s` (those that enter F); `None` without
-    /// diodes.
+    /// The diodes' relation y = w = C x + D λ + H u + F s + h₀, r = B λ,
+    /// for the constant source values `s` (those that enter F), u the
+    /// gates (the relation's input); `None` without diodes.
     pub fn relation(&self, s: &[f64]) -> Option<FirstOrderLinearTi> {
         if self.diodes.is_empty() {
             return None;
         }
         let mut rel =
             FirstOrderLinearTi::new(self.c.clone(), self.b.clone()).with_d(self.d.clone());
-        if self.f.ncols() > 0 {
-            let s = DVector::from_iterator(
-                self.f.ncols(),
-                (0..self.f.ncols()).map(|k| s.get(k).copied().unwrap_or(0.0)),
-            );
-            rel = rel.with_e(&self.f * s);
+        let s = DVector::from_iterator(
+            self.f.ncols(),
+            (0..self.f.ncols()).map(|k| s.get(k).copied().unwrap_or(0.0)),
+        );
+        let e = &self.f * s + &self.h0;
+        if e.iter().any(|&v| v != 0.0) {
+            rel = rel.with_e(e);
+        }
+        if self.h.ncols() > 0 {
+            rel = rel.with_f(self.h.clone());
         }
         Some(rel)
     }

@@ -12,6 +12,7 @@
 //! | current source `I a b` | i = I(t) (from `a` through the source to `b`) |
 //! | ideal diode `D a k` (anode, cathode) | 0 ≤ i ⊥ −v ≥ 0 |
 //! | ideal switch `S a b` | closed: v = 0; open: i = 0 |
+//! | gated switch (a → b) | 0 ≤ i ⊥ −v + V_b (1 − u) ≥ 0, gate u ∈ [0, 1] |
 //!
 //! Source values are not part of the netlist: the reduction gives the
 //! matrices that multiply them, in the order the sources appear.
@@ -45,6 +46,15 @@ pub enum ElementKind {
     Diode,
     /// An ideal switch; its state (open or closed) is given apart.
     Switch,
+    /// A gated unidirectional switch from `a` to `b`: the complementarity
+    /// pair 0 ≤ i ⊥ −v + V_b (1 − u) ≥ 0 with its gate input u (1 =
+    /// closed: an ideal diode; 0 = open: blocks while v < V_b). V_b, the
+    /// blocking voltage, must exceed the largest voltage the open switch
+    /// sees (then the open switch carries no current at all).
+    GatedSwitch {
+        /// V_b > 0.
+        blocking_voltage: f64,
+    },
 }
 
 impl ElementKind {
@@ -58,6 +68,7 @@ impl ElementKind {
             ElementKind::CurrentSource => 'I',
             ElementKind::Diode => 'D',
             ElementKind::Switch => 'S',
+            ElementKind::GatedSwitch { .. } => 'G',
         }
     }
 }
@@ -159,6 +170,9 @@ impl Netlist {
             } => {
                 positive("the capacitance", capacitance)?;
                 finite("the initial voltage", initial_voltage)?;
+            }
+            ElementKind::GatedSwitch { blocking_voltage } => {
+                positive("the blocking voltage", blocking_voltage)?
             }
             _ => {}
         }

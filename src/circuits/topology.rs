@@ -30,7 +30,8 @@ pub(super) struct Topology {
     pub nodes: Vec<String>,
     /// For each element, its two node indices.
     pub terminals: Vec<(usize, usize)>,
-    /// For each element that is a diode, whether it is in voltage form.
+    /// For each element that is a diode or a gated switch, whether it is in
+    /// voltage form.
     pub voltage_form: Vec<bool>,
 }
 
@@ -148,7 +149,7 @@ pub(super) fn analyse(net: &Netlist, closed: &[bool]) -> Result<Topology, Circui
     }
     let mut voltage_form = Vec::new();
     for (i, e) in elements.iter().enumerate() {
-        if matches!(e.kind, ElementKind::Diode) {
+        if matches!(e.kind, ElementKind::Diode | ElementKind::GatedSwitch { .. }) {
             voltage_form.push(tree.join(terminals[i].0, terminals[i].1));
         }
     }
