@@ -12,6 +12,7 @@
 #![allow(clippy::needless_range_loop)]
 #![forbid(unsafe_code)]
 
+pub mod circuits;
 pub mod control;
 pub mod io;
 pub mod modelling;

@@ -154,6 +154,16 @@ pub enum ScenarioError {
         /// The builder's reason.
         source: ModelError,
     },
+    /// A netlist that cannot be reduced (topology, values, names).
+    #[error("{at}: circuit `{circuit}`: {source}")]
+    Circuit {
+        /// The element at fault, or the `[[circuits]]` entry.
+        at: Place,
+        /// The circuit's name.
+        circuit: String,
+        /// What is wrong.
+        source: Box<nonsmooth::circuits::CircuitError>,
+    },
     /// A simulation setting out of range.
     #[error("{at}: {what}: {reason}")]
     Setting {
@@ -196,6 +206,7 @@ impl ScenarioError {
             | ScenarioError::Shape { at, .. }
             | ScenarioError::UnknownSystem { at, .. }
             | ScenarioError::Model { at, .. }
+            | ScenarioError::Circuit { at, .. }
             | ScenarioError::Setting { at, .. }
             | ScenarioError::Simulation { at, .. }
             | ScenarioError::Invalid { at, .. } => Some(at),

@@ -87,6 +87,9 @@ pub struct ScenarioFile {
     /// Dynamical systems.
     #[serde(default)]
     pub systems: Vec<Spanned<SystemEntry>>,
+    /// Circuits given as netlists (docs/circuits.md).
+    #[serde(default)]
+    pub circuits: Vec<Spanned<CircuitEntry>>,
     /// Interactions.
     #[serde(default)]
     pub interactions: Vec<Spanned<InteractionEntry>>,
@@ -201,6 +204,18 @@ pub struct SystemEntry {
     pub inertias: Option<SVec>,
     /// Two-link arm: g (m/s²).
     pub gravity: Option<SQ>,
+}
+
+/// One `[[circuits]]` entry: a netlist, one SPICE-like line per element
+/// (docs/circuits.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CircuitEntry {
+    /// Name of the circuit: its system is `<name>`, its diodes'
+    /// interaction `<name>_diodes`.
+    pub name: SStr,
+    /// The element lines, e.g. `"L1 in sw inductance"`.
+    pub elements: Spanned<Vec<SStr>>,
 }
 
 /// One `[[interactions]]` entry.

@@ -8,6 +8,7 @@
 //! Expressions are parsed once per build ([`Parsed`]): the instances of a
 //! repeated entry share their texts and only evaluate them.
 
+mod circuits;
 mod functions;
 mod interactions;
 mod nonlinear_relations;
@@ -173,10 +174,11 @@ pub(super) fn build(
     }
     ctx.t0 = all.time_stepping.t0;
 
-    let model = Arc::new(model(ctx, file, &mut places)?);
+    let (model, circuit_states) = model(ctx, file, &mut places)?;
+    let model = Arc::new(model);
     let control = control_plan::plan(ctx, file, &model, &words)?;
     let control_vars = control_variables(&control, &model, &all, &catalog, &places)?;
-    let columns = output::columns(ctx, file, &model, &control_vars)?;
+    let columns = output::columns(ctx, file, &model, &control_vars, &circuit_states)?;
     let plots = output::plots(ctx, file, &model, &control_vars, &columns)?;
     let fmi = super::fmi::fmi_spec(ctx, file, &model, &control_vars, &columns, &params)?;
     control.check_fed(&fmi.fed_sensors())?;
@@ -200,12 +202,19 @@ pub(super) fn build(
 }
 
 /// The model: every instance of the `[[systems]]` entries, then of the
-/// `[[interactions]]` entries, in file order.
-fn model(ctx: Ctx<'_>, file: &ScenarioFile, places: &mut Places) -> Result<Model> {
+/// `[[interactions]]` entries, in file order, then the `[[circuits]]`
+/// (each a system and its diodes' interaction); with the circuits' state
+/// names.
+fn model(
+    ctx: Ctx<'_>,
+    file: &ScenarioFile,
+    places: &mut Places,
+) -> Result<(Model, circuits::CircuitStates)> {
     let mut builder = ModelBuilder::new();
     let systems = systems::add_systems(ctx, file, &mut builder, places)?;
     interactions::add_interactions(ctx, file, &mut builder, &systems)?;
-    Ok(builder.build())
+    let states = circuits::add_circuits(ctx, file, &mut builder, places)?;
+    Ok((builder.build(), states))
 }
 
 /// The recordable variables of the sensors, observers and controllers: a

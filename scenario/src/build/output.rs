@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::circuits::CircuitStates;
 use crate::control::ControlPlan;
 use crate::error::{Result, ScenarioError};
 use crate::record::{self, Column, ControlVariables, Variable, DEFAULT_COLUMN_LIMIT};
@@ -14,12 +15,14 @@ use nonsmooth::modelling::Model;
 
 /// The recorded columns: those `record` in `[output]` selects (duplicates
 /// removed), or every variable when it is absent (refused past
-/// [`DEFAULT_COLUMN_LIMIT`] columns).
+/// [`DEFAULT_COLUMN_LIMIT`] columns). A circuit's state is selected by its
+/// name, `<circuit>.i(L1)` or `<circuit>.v(C1)`.
 pub(super) fn columns(
     ctx: Ctx<'_>,
     file: &ScenarioFile,
     model: &Model,
     control_vars: &ControlVariables,
+    circuit_states: &CircuitStates,
 ) -> Result<Vec<Column>> {
     let record_list = file
         .output
@@ -46,6 +49,14 @@ pub(super) fn columns(
     let mut columns = Vec::new();
     for s in list.get_ref() {
         let selector = ctx.render(s, "a record entry")?;
+        if let Some(&(system, index)) = circuit_states.get(&selector) {
+            columns.push(Column {
+                name: selector,
+                variable: Variable::X(system),
+                index,
+            });
+            continue;
+        }
         record::select(
             model,
             control_vars,
