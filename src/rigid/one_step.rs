@@ -5,7 +5,11 @@
 //! contact i on body b (`contact`):
 //!
 //! * **activation** (seed 004 (12e)/(13), Siconos' γ-rule): contact i is
-//!   active when g_i + γ h u_N,i(t_k) ≤ 0 (γ = ½ by default);
+//!   active when g_i + γ h u_N,i(t_k) ≤ ε (|g_i| + γ h s_i), with
+//!   s_i = Σ_b (|v_G,b| + |Ω_b| |p_b − x_G,b|) the size of the terms of
+//!   u_i (γ = ½ by default; ε = 10⁻¹² allows for round-off, so that a
+//!   closed contact, g = 0, of a rolling ball, whose u_N is round-off of
+//!   v_G + ω × r, stays active);
 //! * the active contacts form the local frictional problem of dimension 3
 //!   u = W r + q,  K*_μ ∋ û ⊥ r ∈ K_μ, with
 //!   W_ij = Σ_b J_{i,b} M_b⁻¹ J_{j,b}ᵀ (b over the free bodies the two
@@ -33,7 +37,15 @@ use crate::numerics::friction::{FrictionProblem, FrictionSolver, Nsgs};
 use crate::numerics::matrix::Block;
 use crate::numerics::{BlockSparseMatrix, SolveReport, SolverSettings};
 
-/// Settings of the contact step.
+/// Relative round-off allowance ε of the activation test.
+const ACTIVATION_EPS: f64 = 1e-12;
+
+/// Settings of the contact step. The default θ is 1: then a step's
+/// energy balance is ΔE = Σ_i r_i·u_i(t_{k+1}) − ½ |v_{k+1} − v_k|²_M
+/// (gravity included, gyroscopic work aside), and r·u ≤ 0 for every
+/// frictional contact without restitution (Coulomb's law), so contacts
+/// never add energy; θ = ½ keeps the free motion's energy but its impulse
+/// work r·(u_k + u_{k+1})/2 has no sign under friction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactSettings {
     /// The θ-scheme of the smooth part.
@@ -47,7 +59,10 @@ pub struct ContactSettings {
 impl Default for ContactSettings {
     fn default() -> Self {
         ContactSettings {
-            scheme: NewtonEulerScheme::default(),
+            scheme: NewtonEulerScheme {
+                theta: 1.0,
+                ..NewtonEulerScheme::default()
+            },
             gamma: 0.5,
             solver: SolverSettings {
                 tolerance: 1e-10,
@@ -92,6 +107,8 @@ pub struct ContactStep {
     next_previous: Vec<(u64, [f64; 3])>,
     /// Impulse of each input contact of the last step (zero if inactive).
     impulses: Vec<[f64; 3]>,
+    /// Generalised impulse Σ_i J_{i,b}ᵀ r_i of each body.
+    dv: Vec<Vector6<f64>>,
 }
 
 impl ContactStep {
@@ -121,6 +138,7 @@ impl ContactStep {
             previous: Vec::new(),
             next_previous: Vec::new(),
             impulses: Vec::new(),
+            dv: Vec::new(),
         })
     }
 
@@ -172,7 +190,14 @@ impl ContactStep {
             }
             let (s1, s2) = (&states[c.body1], &states[c.body2]);
             let un = c.relative_velocity(s1, s2).x;
-            if c.gap + self.settings.gamma * h * un <= 0.0 {
+            let gh = self.settings.gamma * h;
+            // Round-off allowance: a closed contact (g = 0) whose normal
+            // velocity is round-off of the bodies' velocities stays active.
+            let scale = s1.velocity.norm()
+                + s1.omega.norm() * (c.point1 - s1.position).norm()
+                + s2.velocity.norm()
+                + s2.omega.norm() * (c.point2 - s2.position).norm();
+            if c.gap + gh * un <= ACTIVATION_EPS * (c.gap.abs() + gh * scale) {
                 let (j1, j2) = c.jacobians(s1, s2);
                 self.active.push((i, j1, j2));
             }
@@ -285,7 +310,8 @@ impl ContactStep {
         self.q = q;
         self.mu = mu;
         // Velocities after the impulses.
-        let mut dv: Vec<Vector6<f64>> = vec![Vector6::zeros(); 0];
+        let dv = &mut self.dv;
+        dv.clear();
         dv.resize(n, Vector6::zeros());
         self.next_previous.clear();
         for (a, (i, j1, j2)) in self.active.iter().enumerate() {
