@@ -18,12 +18,14 @@
 mod broad_phase;
 mod detector;
 mod error;
+mod generators;
 mod shapes;
 mod world;
 
 pub use broad_phase::{AllPairs, BroadPhase, BvhBroadPhase};
 pub use detector::{combine, Collider, ContactDetector, DetectionStats, Material};
 pub use error::{CollisionError, Result};
+pub use generators::{spheres_in_box, Scene, SpheresInBox};
 pub use shapes::{MassProperties, ShapeDesc};
 pub use world::{RigidWorld, WorldError};
 
