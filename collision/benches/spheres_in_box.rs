@@ -14,9 +14,9 @@ use nonsmooth::rigid::{ContactSettings, ContactStep};
 use nonsmooth_collision::{spheres_in_box, ContactDetector, Material, SpheresInBox};
 
 fn run(n: usize, warm: usize, measured: usize) {
-    // A box wide enough for about 10 spheres a side per layer.
+    // Ten layers whatever N: a box √(N/10) spheres wide.
     let radius = 0.05;
-    let per_row = 10.0;
+    let per_row = (n as f64 / 10.0).sqrt().ceil();
     let spacing = 0.01;
     let width = per_row * (2.0 * radius + spacing) + spacing;
     let p = SpheresInBox {

@@ -19,6 +19,7 @@ mod broad_phase;
 mod detector;
 mod error;
 mod generators;
+mod output;
 mod shapes;
 mod world;
 
@@ -26,6 +27,7 @@ pub use broad_phase::{AllPairs, BroadPhase, BvhBroadPhase};
 pub use detector::{combine, Collider, ContactDetector, DetectionStats, Material};
 pub use error::{CollisionError, Result};
 pub use generators::{spheres_in_box, Scene, SpheresInBox};
+pub use output::{FrameWriter, FRAME_HEADER};
 pub use shapes::{MassProperties, ShapeDesc};
 pub use world::{RigidWorld, WorldError};
 
