@@ -17,4 +17,5 @@ pub mod control;
 pub mod io;
 pub mod modelling;
 pub mod numerics;
+pub mod rigid;
 pub mod simulation;

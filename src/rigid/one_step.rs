@@ -1,0 +1,363 @@
+//! The Moreau–Jean one-step problem of rigid bodies in contact.
+//!
+//! For the contacts of a step (from a detector), with the free velocities
+//! v_free of the θ-scheme (`scheme`) and the Jacobian blocks J_{i,b} of
+//! contact i on body b (`contact`):
+//!
+//! * **activation** (seed 004 (12e)/(13), Siconos' γ-rule): contact i is
+//!   active when g_i + γ h u_N,i(t_k) ≤ ε (|g_i| + γ h s_i), with
+//!   s_i = Σ_b (|v_G,b| + |Ω_b| |p_b − x_G,b|) the size of the terms of
+//!   u_i (γ = ½ by default; ε = 10⁻¹² allows for round-off, so that a
+//!   closed contact, g = 0, of a rolling ball, whose u_N is round-off of
+//!   v_G + ω × r, stays active);
+//! * the active contacts form the local frictional problem of dimension 3
+//!   u = W r + q,  K*_μ ∋ û ⊥ r ∈ K_μ, with
+//!   W_ij = Σ_b J_{i,b} M_b⁻¹ J_{j,b}ᵀ (b over the free bodies the two
+//!   contacts share; M_b⁻¹ = diag(I₃/m_b, I_b⁻¹)), block-sparse, and
+//!   q_i = Σ_b J_{i,b} v_b,free + e_i u_N,i(t_k) e_N: the Newton impact law
+//!   u_N(t_{k+1}) + e u_N(t_k) ≥ 0 ⊥ r_N ≥ 0 written on the shifted
+//!   velocity, with Coulomb's cone on the tangential impulse (μ = 0:
+//!   frictionless);
+//! * it is solved by NSGS (`numerics::friction::Nsgs`) warm-started with the
+//!   impulses of the contacts of the previous step that carry the same id;
+//! * v_b(t_{k+1}) = v_b,free + M_b⁻¹ Σ_i J_{i,b}ᵀ r_i, then the
+//!   configuration update of the θ-scheme.
+//!
+//! This assembly lives with the bodies until the kernel's frictional
+//! Moreau–Jean (issue 17) can take Newton–Euler systems; it uses only the
+//! numerics layer.
+
+use nalgebra::{Matrix3, Vector3, Vector6};
+
+use super::body::{BodyState, RigidBody};
+use super::contact::{Contact, ContactJacobian};
+use super::error::{Result, RigidError};
+use super::scheme::{FreeVelocity, NewtonEulerScheme};
+use crate::numerics::friction::{FrictionProblem, FrictionSolver, Nsgs};
+use crate::numerics::matrix::Block;
+use crate::numerics::{BlockSparseMatrix, SolveReport, SolverSettings};
+
+/// Relative round-off allowance ε of the activation test.
+const ACTIVATION_EPS: f64 = 1e-12;
+
+/// Settings of the contact step. The default θ is 1: then a step's
+/// energy balance is ΔE = Σ_i r_i·u_i(t_{k+1}) − ½ |v_{k+1} − v_k|²_M
+/// (gravity included, gyroscopic work aside), and r·u ≤ 0 for every
+/// frictional contact without restitution (Coulomb's law), so contacts
+/// never add energy; θ = ½ keeps the free motion's energy but its impulse
+/// work r·(u_k + u_{k+1})/2 has no sign under friction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactSettings {
+    /// The θ-scheme of the smooth part.
+    pub scheme: NewtonEulerScheme,
+    /// γ of the activation test g + γ h u_N ≤ 0.
+    pub gamma: f64,
+    /// Settings of the NSGS solve.
+    pub solver: SolverSettings,
+}
+
+impl Default for ContactSettings {
+    fn default() -> Self {
+        ContactSettings {
+            scheme: NewtonEulerScheme {
+                theta: 1.0,
+                ..NewtonEulerScheme::default()
+            },
+            gamma: 0.5,
+            solver: SolverSettings {
+                tolerance: 1e-10,
+                max_iterations: Some(2000),
+                ..SolverSettings::default()
+            },
+        }
+    }
+}
+
+/// What a step did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepReport {
+    /// Contacts given by the detector.
+    pub contacts: usize,
+    /// Contacts active in the one-step problem.
+    pub active: usize,
+    /// The frictional solve's report (None when no contact was active).
+    pub solve: Option<SolveReport>,
+    /// Newton iterations of the gyroscopic solves, summed over the bodies.
+    pub newton_iterations: usize,
+}
+
+/// The contact step and its reused workspace.
+#[derive(Debug)]
+pub struct ContactStep {
+    settings: ContactSettings,
+    solver: Nsgs,
+    free: Vec<FreeVelocity>,
+    /// Per active contact: (contact index, J₁, J₂).
+    active: Vec<(usize, ContactJacobian, ContactJacobian)>,
+    /// Per body: active contacts touching it (index into `active`, side).
+    by_body: Vec<Vec<(usize, bool)>>,
+    /// W contributions (i, j, block) before merging.
+    entries: Vec<(usize, usize, Matrix3<f64>)>,
+    q: Vec<f64>,
+    mu: Vec<f64>,
+    r: Vec<f64>,
+    u: Vec<f64>,
+    /// Impulses of the previous step by contact id (sorted by id).
+    previous: Vec<(u64, [f64; 3])>,
+    next_previous: Vec<(u64, [f64; 3])>,
+    /// Impulse of each input contact of the last step (zero if inactive).
+    impulses: Vec<[f64; 3]>,
+    /// Generalised impulse Σ_i J_{i,b}ᵀ r_i of each body.
+    dv: Vec<Vector6<f64>>,
+}
+
+impl ContactStep {
+    /// A contact step with the given settings.
+    pub fn new(settings: ContactSettings) -> Result<Self> {
+        settings.scheme.validate()?;
+        settings.solver.validate()?;
+        if !(settings.gamma.is_finite() && (0.0..=1.0).contains(&settings.gamma)) {
+            return Err(RigidError::InvalidSetting {
+                name: "gamma",
+                reason: format!("must lie in [0, 1], got {}", settings.gamma),
+            });
+        }
+        let mut solver = Nsgs::new(settings.solver);
+        solver.set_timed(false);
+        Ok(ContactStep {
+            settings,
+            solver,
+            free: Vec::new(),
+            active: Vec::new(),
+            by_body: Vec::new(),
+            entries: Vec::new(),
+            q: Vec::new(),
+            mu: Vec::new(),
+            r: Vec::new(),
+            u: Vec::new(),
+            previous: Vec::new(),
+            next_previous: Vec::new(),
+            impulses: Vec::new(),
+            dv: Vec::new(),
+        })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &ContactSettings {
+        &self.settings
+    }
+
+    /// The impulse (r_N, r_T1, r_T2) of each contact of the last step, in
+    /// the order they were given (zero for inactive ones).
+    pub fn impulses(&self) -> &[[f64; 3]] {
+        &self.impulses
+    }
+
+    /// One step [t, t + h] of `bodies` from `states` with the detector's
+    /// `contacts` (computed at the step's start).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        bodies: &[RigidBody],
+        states: &mut [BodyState],
+        contacts: &[Contact],
+        t: f64,
+        h: f64,
+        gravity: &Vector3<f64>,
+    ) -> Result<StepReport> {
+        let scheme = self.settings.scheme;
+        let n = bodies.len();
+        self.free.clear();
+        let mut newton_iterations = 0;
+        for (b, (body, state)) in bodies.iter().zip(states.iter()).enumerate() {
+            let f = scheme.free_velocity(b, body, state, t, h, gravity)?;
+            newton_iterations += f.iterations;
+            self.free.push(f);
+        }
+        // Activation and Jacobians.
+        self.active.clear();
+        self.impulses.clear();
+        self.impulses.resize(contacts.len(), [0.0; 3]);
+        for (i, c) in contacts.iter().enumerate() {
+            for body in [c.body1, c.body2] {
+                if body >= n {
+                    return Err(RigidError::UnknownBody {
+                        contact: i,
+                        body,
+                        bodies: n,
+                    });
+                }
+            }
+            let (s1, s2) = (&states[c.body1], &states[c.body2]);
+            let un = c.relative_velocity(s1, s2).x;
+            let gh = self.settings.gamma * h;
+            // Round-off allowance: a closed contact (g = 0) whose normal
+            // velocity is round-off of the bodies' velocities stays active.
+            let scale = s1.velocity.norm()
+                + s1.omega.norm() * (c.point1 - s1.position).norm()
+                + s2.velocity.norm()
+                + s2.omega.norm() * (c.point2 - s2.position).norm();
+            if c.gap + gh * un <= ACTIVATION_EPS * (c.gap.abs() + gh * scale) {
+                let (j1, j2) = c.jacobians(s1, s2);
+                self.active.push((i, j1, j2));
+            }
+        }
+        let na = self.active.len();
+        if na == 0 {
+            for (b, state) in states.iter_mut().enumerate() {
+                if !bodies[b].fixed {
+                    scheme.advance(state, self.free[b].velocity, self.free[b].omega, h);
+                }
+            }
+            self.previous.clear();
+            return Ok(StepReport {
+                contacts: contacts.len(),
+                active: 0,
+                solve: None,
+                newton_iterations,
+            });
+        }
+        // Contacts by body.
+        if self.by_body.len() < n {
+            self.by_body.resize_with(n, Vec::new);
+        }
+        for list in &mut self.by_body {
+            list.clear();
+        }
+        for (a, (i, _, _)) in self.active.iter().enumerate() {
+            let c = &contacts[*i];
+            if !bodies[c.body1].fixed {
+                self.by_body[c.body1].push((a, false));
+            }
+            if !bodies[c.body2].fixed {
+                self.by_body[c.body2].push((a, true));
+            }
+        }
+        // q and μ.
+        self.q.clear();
+        self.mu.clear();
+        for (i, j1, j2) in &self.active {
+            let c = &contacts[*i];
+            let v1 = free_vector(&self.free[c.body1]);
+            let v2 = free_vector(&self.free[c.body2]);
+            let mut q = j1 * v1 + j2 * v2;
+            let un = c.relative_velocity(&states[c.body1], &states[c.body2]).x;
+            q.x += c.restitution * un;
+            self.q.extend_from_slice(q.as_slice());
+            self.mu.push(c.friction);
+        }
+        // W blocks.
+        self.entries.clear();
+        for (b, list) in self.by_body.iter().enumerate().take(n) {
+            if list.is_empty() {
+                continue;
+            }
+            let minv_r = bodies[b].inverse_inertia();
+            let minv_t = bodies[b].inverse_mass();
+            for &(ai, si) in list {
+                let ji = side(&self.active[ai], si);
+                // J_i M⁻¹ (3 × 6).
+                let mut jm = ContactJacobian::zeros();
+                jm.fixed_view_mut::<3, 3>(0, 0)
+                    .copy_from(&(ji.fixed_view::<3, 3>(0, 0) * minv_t));
+                jm.fixed_view_mut::<3, 3>(0, 3)
+                    .copy_from(&(ji.fixed_view::<3, 3>(0, 3) * minv_r));
+                for &(aj, sj) in list {
+                    let jj = side(&self.active[aj], sj);
+                    self.entries.push((ai, aj, jm * jj.transpose()));
+                }
+            }
+        }
+        self.entries.sort_unstable_by_key(|e| (e.0, e.1));
+        let mut blocks: Vec<Block> = Vec::with_capacity(self.entries.len());
+        let mut k = 0;
+        while k < self.entries.len() {
+            let (i, j, mut m) = self.entries[k];
+            k += 1;
+            while k < self.entries.len() && self.entries[k].0 == i && self.entries[k].1 == j {
+                m += self.entries[k].2;
+                k += 1;
+            }
+            blocks.push(Block {
+                row: i,
+                col: j,
+                values: m.as_slice().to_vec(),
+            });
+        }
+        let sizes = vec![3usize; na];
+        let w = BlockSparseMatrix::new(&sizes, &sizes, blocks)?;
+        let problem = FrictionProblem::new(
+            3,
+            w,
+            std::mem::take(&mut self.q),
+            std::mem::take(&mut self.mu),
+        )?;
+        // Warm start.
+        self.r.clear();
+        self.r.resize(3 * na, 0.0);
+        self.u.clear();
+        self.u.resize(3 * na, 0.0);
+        for (a, (i, _, _)) in self.active.iter().enumerate() {
+            if let Ok(p) = self
+                .previous
+                .binary_search_by_key(&contacts[*i].id, |e| e.0)
+            {
+                self.r[3 * a..3 * a + 3].copy_from_slice(&self.previous[p].1);
+            }
+        }
+        let report = self.solver.solve(&problem, &mut self.r, &mut self.u)?;
+        let FrictionProblem { q, mu, .. } = problem;
+        self.q = q;
+        self.mu = mu;
+        // Velocities after the impulses.
+        let dv = &mut self.dv;
+        dv.clear();
+        dv.resize(n, Vector6::zeros());
+        self.next_previous.clear();
+        for (a, (i, j1, j2)) in self.active.iter().enumerate() {
+            let c = &contacts[*i];
+            let r = Vector3::new(self.r[3 * a], self.r[3 * a + 1], self.r[3 * a + 2]);
+            self.impulses[*i] = [r.x, r.y, r.z];
+            self.next_previous.push((c.id, [r.x, r.y, r.z]));
+            dv[c.body1] += j1.transpose() * r;
+            dv[c.body2] += j2.transpose() * r;
+        }
+        self.next_previous.sort_unstable_by_key(|e| e.0);
+        std::mem::swap(&mut self.previous, &mut self.next_previous);
+        for (b, state) in states.iter_mut().enumerate() {
+            let body = &bodies[b];
+            if body.fixed {
+                continue;
+            }
+            let f = &self.free[b];
+            let v = f.velocity + body.inverse_mass() * dv[b].fixed_rows::<3>(0);
+            let w = f.omega + body.inverse_inertia() * dv[b].fixed_rows::<3>(3);
+            scheme.advance(state, v, w, h);
+        }
+        Ok(StepReport {
+            contacts: contacts.len(),
+            active: na,
+            solve: Some(report),
+            newton_iterations,
+        })
+    }
+}
+
+fn free_vector(f: &FreeVelocity) -> Vector6<f64> {
+    Vector6::new(
+        f.velocity.x,
+        f.velocity.y,
+        f.velocity.z,
+        f.omega.x,
+        f.omega.y,
+        f.omega.z,
+    )
+}
+
+fn side(a: &(usize, ContactJacobian, ContactJacobian), second: bool) -> &ContactJacobian {
+    if second {
+        &a.2
+    } else {
+        &a.1
+    }
+}
