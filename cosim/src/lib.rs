@@ -1,6 +1,8 @@
 //! Co-simulation: FMI 2.0 co-simulation FMUs exported by other tools,
 //! loaded ([`Fmu`]), instantiated and stepped ([`Instance`]), and coupled
-//! on the exact clock of the core crate by the [`Master`].
+//! on the exact clock of the core crate by the master ([`CoSimulation`]),
+//! one more implementation of the driver trait
+//! [`nonsmooth::simulation::Simulation`].
 //!
 //! The FMI C ABI is reached through the `fmi` crate (rust-fmi 0.7); the
 //! only `unsafe` of this crate is the `Send` promise of [`Instance`]
@@ -10,9 +12,11 @@
 
 pub mod error;
 pub mod import;
+pub mod master;
 
 pub use error::CosimError;
 pub use import::{
     Capabilities, Description, Fmu, Instance, SavedState, Start, StepResult, VarCausality, VarType,
     VarVariability, Variable,
 };
+pub use master::{CoSimulation, Connection, Coupling, FmuSpec, MasterSettings, WithNominalPlant};
