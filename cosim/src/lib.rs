@@ -19,4 +19,6 @@ pub use import::{
     Capabilities, Description, Fmu, Instance, SavedState, Start, StepResult, VarCausality, VarType,
     VarVariability, Variable,
 };
-pub use master::{CoSimulation, Connection, Coupling, FmuSpec, MasterSettings, WithNominalPlant};
+pub use master::{
+    CoSimState, CoSimulation, Connection, Coupling, FmuSpec, MasterSettings, WithNominalPlant,
+};

@@ -42,6 +42,7 @@
 mod build;
 mod nominal;
 mod runtime;
+mod state;
 
 use std::sync::Arc;
 
@@ -50,6 +51,7 @@ use nonsmooth::simulation::{Event, EventManager, TimeBase};
 
 pub use build::{Connection, Coupling, FmuSpec, MasterSettings};
 pub use nominal::WithNominalPlant;
+pub use state::CoSimState;
 
 use crate::import::{Instance, SavedState, Variable};
 
