@@ -115,6 +115,7 @@ fn imported(fmu: &Path) -> Rows {
         t_end: 5.0,
         coupling: Default::default(),
         output_period: None,
+        retry_discards: false,
     };
     let cosim = CoSimulation::new(vec![spec], &[], &settings, &[("control period", 1e-2)]).unwrap();
     let mut b = ControlLoopBuilder::new(cosim.model().clone());

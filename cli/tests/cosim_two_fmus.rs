@@ -86,6 +86,7 @@ fn master(plant: &Path, ctrl: &Path) -> CoSimulation {
         t_end: 3.0,
         coupling: Default::default(),
         output_period: None,
+        retry_discards: false,
     };
     CoSimulation::new(vec![plant, ctrl], &connections, &settings, &[]).unwrap()
 }

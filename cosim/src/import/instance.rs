@@ -324,12 +324,16 @@ impl Instance {
     pub fn get_boolean(&mut self, vrs: &[u32], out: &mut [bool]) -> Result<(), CosimError> {
         self.usable()?;
         self.check_len("(booleans)", vrs.len(), out.len())?;
-        let mut raw = vec![0; vrs.len()];
-        self.inner
-            .get_boolean(vrs, &mut raw)
-            .map_err(|e| self.call_err("fmi2GetBoolean", e))?;
-        for (o, r) in out.iter_mut().zip(raw) {
-            *o = r != 0;
+        // fmi2Boolean is an int: converted in chunks on the stack.
+        let mut raw = [0; 16];
+        for (vrs, out) in vrs.chunks(16).zip(out.chunks_mut(16)) {
+            let raw = &mut raw[..vrs.len()];
+            self.inner
+                .get_boolean(vrs, raw)
+                .map_err(|e| self.call_err("fmi2GetBoolean", e))?;
+            for (o, r) in out.iter_mut().zip(raw.iter()) {
+                *o = *r != 0;
+            }
         }
         Ok(())
     }
@@ -338,11 +342,17 @@ impl Instance {
     pub fn set_boolean(&mut self, vrs: &[u32], values: &[bool]) -> Result<(), CosimError> {
         self.usable()?;
         self.check_len("(booleans)", vrs.len(), values.len())?;
-        let raw: Vec<i32> = values.iter().map(|&b| b as i32).collect();
-        self.inner
-            .set_boolean(vrs, &raw)
-            .map(|_| ())
-            .map_err(|e| self.call_err("fmi2SetBoolean", e))
+        let mut raw = [0; 16];
+        for (vrs, values) in vrs.chunks(16).zip(values.chunks(16)) {
+            let raw = &mut raw[..vrs.len()];
+            for (r, &b) in raw.iter_mut().zip(values) {
+                *r = i32::from(b);
+            }
+            self.inner
+                .set_boolean(vrs, raw)
+                .map_err(|e| self.call_err("fmi2SetBoolean", e))?;
+        }
+        Ok(())
     }
 
     /// Reads one variable of any exchanged type as a real (integers and

@@ -61,6 +61,11 @@ pub struct MasterSettings {
     pub coupling: Coupling,
     /// Output period in seconds (None: the smallest FMU step).
     pub output_period: Option<f64>,
+    /// Retry discarded steps as two half steps from the state saved before
+    /// the step (for FMUs that can handle variable steps and get and set
+    /// their state; it costs one fmi2GetFMUstate per step). When false, or
+    /// for other FMUs, a discarded step stops the run.
+    pub retry_discards: bool,
 }
 
 fn misuse(fmu: &str, variable: &str, reason: impl Into<String>) -> CosimError {
@@ -275,7 +280,7 @@ impl CoSimulation {
             s.pending = s.values.clone();
             s.q[..s.n_out].copy_from_slice(&s.values[..s.n_out]);
             let caps = s.inst.description().capabilities;
-            if caps.variable_step && caps.get_set_state {
+            if settings.retry_discards && caps.variable_step && caps.get_set_state {
                 s.retry = Some(s.inst.get_state()?);
             }
             let id = events

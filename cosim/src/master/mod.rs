@@ -33,8 +33,8 @@
 //! just computed at tₖ + T (all coupled FMUs must then have the same
 //! step), removing the delay along the order.
 //!
-//! **Discard.** When an FMU discards a step and can handle variable steps
-//! and save its state, the master restores the state saved before the step
+//! **Discard.** When an FMU discards a step, `retry_discards` is set and
+//! the FMU can handle variable steps and save its state, the master restores the state saved before the step
 //! and takes two half steps (recursively, down to 2⁻¹⁰ of the step);
 //! otherwise the run stops with [`CosimError::Discarded`] naming the FMU
 //! and the time.

@@ -11,22 +11,45 @@ use nonsmooth::simulation::{
 
 use super::{CoSimulation, Coupling, Slave};
 use crate::error::CosimError;
-use crate::import::{StepResult, VarType, Variable};
+use crate::import::{StepResult, VarType};
 
 fn imported(e: CosimError) -> SimulationError {
     SimulationError::Imported(Box::new(e))
 }
 
-/// Writes one variable from a real (integers rounded to nearest, booleans
-/// nonzero = true).
-fn write(s: &mut Slave, v: &Variable, x: f64) -> Result<(), CosimError> {
-    let vr = [v.value_reference];
-    match v.kind {
+/// Writes one variable (value reference, type) from a real (integers
+/// rounded to nearest, booleans nonzero = true).
+fn write(s: &mut Slave, vr: u32, kind: VarType, x: f64) -> Result<(), CosimError> {
+    let vr = [vr];
+    match kind {
         VarType::Real => s.inst.set_real(&vr, &[x]),
         VarType::Integer | VarType::Enumeration => s.inst.set_integer(&vr, &[x.round() as i32]),
         VarType::Boolean => s.inst.set_boolean(&vr, &[x != 0.0]),
         VarType::String => Ok(()),
     }
+}
+
+/// Reads one variable (value reference, type) as a real.
+fn read(s: &mut Slave, vr: u32, kind: VarType) -> Result<f64, CosimError> {
+    let vr = [vr];
+    Ok(match kind {
+        VarType::Real => {
+            let mut x = [0.0];
+            s.inst.get_real(&vr, &mut x)?;
+            x[0]
+        }
+        VarType::Integer | VarType::Enumeration => {
+            let mut x = [0];
+            s.inst.get_integer(&vr, &mut x)?;
+            x[0] as f64
+        }
+        VarType::Boolean => {
+            let mut x = [false];
+            s.inst.get_boolean(&vr, &mut x)?;
+            f64::from(u8::from(x[0]))
+        }
+        VarType::String => f64::NAN,
+    })
 }
 
 /// fmi2DoStep from the slave's point over `h` seconds ending at `t_next`,
@@ -74,28 +97,28 @@ impl CoSimulation {
             // Connected inputs.
             for c in 0..self.slaves[i].connected.len() {
                 let (ref v, src, k) = self.slaves[i].connected[c];
+                let (vr, kind) = (v.value_reference, v.kind);
                 let from = &self.slaves[src];
                 let x = if self.coupling == Coupling::GaussSeidel && src < i && from.stepped {
                     from.pending[k]
                 } else {
                     from.values[k]
                 };
-                let v = v.clone();
-                write(&mut self.slaves[i], &v, x)?;
+                write(&mut self.slaves[i], vr, kind, x)?;
             }
             let s = &mut self.slaves[i];
             for k in 0..s.inputs.len() {
                 let x = s.g[s.n_out + k];
-                let v = s.inputs[k].clone();
-                write(s, &v, x)?;
+                let (vr, kind) = (s.inputs[k].value_reference, s.inputs[k].kind);
+                write(s, vr, kind, x)?;
             }
             let next = (now + s.step_ticks).min(self.end_tick);
             let t = self.base.seconds(now);
             let t_next = self.base.seconds(next);
             step_with_retry(s, t_next - t, t_next, 0)?;
             for k in 0..s.reads.len() {
-                let v = s.reads[k].clone();
-                s.pending[k] = s.inst.get_as_real(&v)?;
+                let (vr, kind) = (s.reads[k].value_reference, s.reads[k].kind);
+                s.pending[k] = read(s, vr, kind)?;
             }
             s.next = next;
             s.stepped = true;
