@@ -36,7 +36,7 @@
 //! **Discard.** When an FMU discards a step, `retry_discards` is set and
 //! the FMU can handle variable steps and save its state, the master restores the state saved before the step
 //! and takes two half steps (recursively, down to 2⁻¹⁰ of the step);
-//! otherwise the run stops with [`CosimError::Discarded`] naming the FMU
+//! otherwise the run stops with [`crate::CosimError::Discarded`] naming the FMU
 //! and the time.
 
 mod build;
