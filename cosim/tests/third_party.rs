@@ -62,7 +62,12 @@ fn libpython() -> String {
         ])
         .output()
         .unwrap();
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
+    let path = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(
+        Path::new(&path).exists(),
+        "{path} (the venv Python's shared libpython, which pythonfmu's binary needs in the host) is missing; on Debian: apt-get install libpython3-dev"
+    );
+    path
 }
 
 /// Runs the ignored test `name` of this binary in a child process with
