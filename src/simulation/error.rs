@@ -129,4 +129,8 @@ pub enum SimulationError {
         /// The integration step.
         step: f64,
     },
+    /// An imported simulation (an FMU run by nonsmooth-cosim) failed; the
+    /// source is that crate's error, naming the FMU and the time.
+    #[error(transparent)]
+    Imported(Box<dyn std::error::Error + Send + Sync>),
 }

@@ -5,7 +5,7 @@
 //! instants coincide mathematically coincide exactly.
 //!
 //! Events at one instant are delivered in a fixed order: by [`EventKind`]
-//! (time-discretisation → nonsmooth → sensor → observer → actuator → output),
+//! (time-discretisation → communication → nonsmooth → sensor → observer → actuator → output),
 //! then by registration order of their sources.
 
 use std::cmp::Reverse;
@@ -20,6 +20,10 @@ use super::clock::ClockError;
 pub enum EventKind {
     /// The end of an integration step.
     TimeDiscretisation,
+    /// An FMU's communication point (co-simulation, crate
+    /// nonsmooth-cosim): its step ending here is over and its outputs at
+    /// this instant are published.
+    Communication,
     /// A nonsmooth event (an impact, a switch) located inside a step.
     NonSmooth,
     /// A sensor takes a measurement.
@@ -37,6 +41,7 @@ impl EventKind {
     pub fn as_str(self) -> &'static str {
         match self {
             EventKind::TimeDiscretisation => "time_discretisation",
+            EventKind::Communication => "communication",
             EventKind::NonSmooth => "nonsmooth",
             EventKind::Sensor => "sensor",
             EventKind::Observer => "observer",

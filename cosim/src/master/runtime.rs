@@ -1,0 +1,358 @@
+//! The running co-simulation: [`Simulation`] for [`CoSimulation`].
+
+use std::sync::Arc;
+
+use nonsmooth::modelling::{InteractionId, Model, SystemId};
+use nonsmooth::simulation::Simulation;
+use nonsmooth::simulation::{
+    Event, EventKind, SimulationError, SimulationState, SourceId, StateError, Statistics,
+    StepOutcome, Strategy, TimeBase,
+};
+
+use super::{CoSimulation, Coupling, Slave};
+use crate::error::CosimError;
+use crate::import::{StepResult, VarType};
+
+fn imported(e: CosimError) -> SimulationError {
+    SimulationError::Imported(Box::new(e))
+}
+
+/// Writes one variable (value reference, type) from a real (integers
+/// rounded to nearest, booleans nonzero = true).
+fn write(s: &mut Slave, vr: u32, kind: VarType, x: f64) -> Result<(), CosimError> {
+    let vr = [vr];
+    match kind {
+        VarType::Real => s.inst.set_real(&vr, &[x]),
+        VarType::Integer | VarType::Enumeration => s.inst.set_integer(&vr, &[x.round() as i32]),
+        VarType::Boolean => s.inst.set_boolean(&vr, &[x != 0.0]),
+        VarType::String => Ok(()),
+    }
+}
+
+/// Reads one variable (value reference, type) as a real.
+fn read(s: &mut Slave, vr: u32, kind: VarType) -> Result<f64, CosimError> {
+    let vr = [vr];
+    Ok(match kind {
+        VarType::Real => {
+            let mut x = [0.0];
+            s.inst.get_real(&vr, &mut x)?;
+            x[0]
+        }
+        VarType::Integer | VarType::Enumeration => {
+            let mut x = [0];
+            s.inst.get_integer(&vr, &mut x)?;
+            x[0] as f64
+        }
+        VarType::Boolean => {
+            let mut x = [false];
+            s.inst.get_boolean(&vr, &mut x)?;
+            f64::from(u8::from(x[0]))
+        }
+        VarType::String => f64::NAN,
+    })
+}
+
+/// fmi2DoStep from the slave's point over `h` seconds ending at `t_next`,
+/// retrying a discarded step as two halves from the saved state when the
+/// FMU allows it (depth ≤ 10).
+fn step_with_retry(s: &mut Slave, h: f64, t_next: f64, depth: u32) -> Result<(), CosimError> {
+    let t = s.inst.time();
+    if let Some(mut saved) = s.retry.take() {
+        let r = s.inst.update_state(&mut saved);
+        s.retry = Some(saved);
+        r?;
+    }
+    match s.inst.do_step(h, t_next)? {
+        StepResult::Done => Ok(()),
+        StepResult::Terminated { time } => Err(CosimError::Order {
+            fmu: s.inst.name().to_string(),
+            reason: format!("the FMU ended the simulation at t = {time} (fmi2Terminated)"),
+        }),
+        StepResult::Discarded => {
+            let Some(saved) = s.retry.take().filter(|_| depth < 10) else {
+                return Err(CosimError::Discarded {
+                    fmu: s.inst.name().to_string(),
+                    time: t,
+                });
+            };
+            let r = s.inst.set_state(&saved);
+            s.retry = Some(saved);
+            r?;
+            let mid = t + 0.5 * h;
+            step_with_retry(s, 0.5 * h, mid, depth + 1)?;
+            step_with_retry(s, t_next - mid, t_next, depth + 1)
+        }
+    }
+}
+
+impl CoSimulation {
+    /// Starts the step of every FMU whose communication point is the
+    /// current tick (its inputs taken as documented in the module).
+    fn start_steps(&mut self) -> Result<(), CosimError> {
+        let now = self.tick;
+        for i in 0..self.slaves.len() {
+            if self.slaves[i].point != now || self.slaves[i].stepped {
+                continue;
+            }
+            // Connected inputs.
+            for c in 0..self.slaves[i].connected.len() {
+                let (ref v, src, k) = self.slaves[i].connected[c];
+                let (vr, kind) = (v.value_reference, v.kind);
+                let from = &self.slaves[src];
+                let x = if self.coupling == Coupling::GaussSeidel && src < i && from.stepped {
+                    from.pending[k]
+                } else {
+                    from.values[k]
+                };
+                write(&mut self.slaves[i], vr, kind, x)?;
+            }
+            let s = &mut self.slaves[i];
+            for k in 0..s.inputs.len() {
+                let x = s.g[s.n_out + k];
+                let (vr, kind) = (s.inputs[k].value_reference, s.inputs[k].kind);
+                write(s, vr, kind, x)?;
+            }
+            let next = (now + s.step_ticks).min(self.end_tick);
+            let t = self.base.seconds(now);
+            let t_next = self.base.seconds(next);
+            step_with_retry(s, t_next - t, t_next, 0)?;
+            for k in 0..s.reads.len() {
+                let (vr, kind) = (s.reads[k].value_reference, s.reads[k].kind);
+                s.pending[k] = read(s, vr, kind)?;
+            }
+            s.next = next;
+            s.stepped = true;
+            self.steps += 1;
+        }
+        Ok(())
+    }
+
+    fn publish(&mut self, i: usize) {
+        let s = &mut self.slaves[i];
+        std::mem::swap(&mut s.values, &mut s.pending);
+        s.pending.copy_from_slice(&s.values);
+        s.q[..s.n_out].copy_from_slice(&s.values[..s.n_out]);
+        s.point = s.next;
+        s.stepped = false;
+    }
+
+    /// The ticks of the master's grid (the gcd of the FMU steps).
+    pub fn grid_ticks(&self) -> i64 {
+        self.grid_ticks
+    }
+
+    /// The published value of a variable read from an FMU (an exposed
+    /// output or the source of a connection), by FMU and variable name.
+    pub fn value(&self, fmu: &str, variable: &str) -> Option<f64> {
+        let s = self.slaves.iter().find(|s| s.inst.name() == fmu)?;
+        let k = s.reads.iter().position(|v| v.name == variable)?;
+        Some(s.values[k])
+    }
+}
+
+impl Simulation for CoSimulation {
+    fn strategy(&self) -> Strategy {
+        // The FMUs integrate themselves; the master steps on its grid of
+        // communication points, as a time-stepping simulation does.
+        Strategy::TimeStepping
+    }
+
+    fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    fn add_event_source(
+        &mut self,
+        kind: EventKind,
+        offset: i64,
+        period: Option<i64>,
+        name: &str,
+    ) -> Result<SourceId, SimulationError> {
+        let h = self.base.seconds(self.grid_ticks) - self.base.seconds(0);
+        let off_grid = |what: String, value: f64| SimulationError::OffGrid {
+            what,
+            value,
+            step: h,
+        };
+        if (offset - self.t0_tick) % self.grid_ticks != 0 {
+            return Err(off_grid(
+                format!("event '{name}' first instant"),
+                self.base.seconds(offset),
+            ));
+        }
+        if offset < self.tick {
+            return Err(SimulationError::BadArgument(format!(
+                "event '{name}': first instant before the current time"
+            )));
+        }
+        let id = match period {
+            Some(p) => {
+                if p % self.grid_ticks != 0 {
+                    return Err(off_grid(
+                        format!("event '{name}' period"),
+                        self.base.seconds(p),
+                    ));
+                }
+                self.events.add_periodic(kind, offset, p)?
+            }
+            None => self.events.add_once(kind, offset),
+        };
+        self.names.push(name.to_string());
+        self.slave_of_source.push(None);
+        Ok(id)
+    }
+
+    fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+        if self.tick >= self.end_tick {
+            return Ok(StepOutcome::Finished);
+        }
+        // Events still due at the current instant (those at t0 on the first
+        // call) come first: the FMUs step only once the loop has acted at
+        // their communication point.
+        if self.events.next_tick().is_some_and(|t| t > self.tick) {
+            self.start_steps().map_err(imported)?;
+        }
+        let mut instant = std::mem::take(&mut self.instant);
+        let t = self.events.pop_instant(&mut instant);
+        let Some(t) = t.filter(|&t| t <= self.end_tick) else {
+            self.instant = instant;
+            return Ok(StepOutcome::Finished);
+        };
+        self.tick = t;
+        self.output = false;
+        for ev in &instant {
+            match ev.kind {
+                EventKind::Communication => {
+                    if let Some(Some(i)) = self.slave_of_source.get(ev.source.0) {
+                        let i = *i;
+                        self.publish(i);
+                    }
+                }
+                EventKind::Output => self.output = true,
+                _ => {}
+            }
+        }
+        // The shortened last step of an FMU whose step does not divide the
+        // run ends at t_end: publish it there.
+        if t == self.end_tick {
+            for i in 0..self.slaves.len() {
+                if self.slaves[i].stepped && self.slaves[i].next == t {
+                    self.publish(i);
+                }
+            }
+            self.output = true;
+        }
+        self.instant = instant;
+        Ok(StepOutcome::Advanced {
+            tick: t,
+            t: self.base.seconds(t),
+        })
+    }
+
+    fn last_events(&self) -> &[Event] {
+        &self.instant
+    }
+
+    fn source_name(&self, id: SourceId) -> &str {
+        self.names.get(id.0).map(String::as_str).unwrap_or("?")
+    }
+
+    fn is_output_instant(&self) -> bool {
+        self.output
+    }
+
+    fn grid(&self) -> Option<(i64, i64)> {
+        Some((self.grid_ticks, self.t0_tick))
+    }
+
+    fn tick(&self) -> (i64, TimeBase) {
+        (self.tick, self.base)
+    }
+
+    fn time(&self) -> f64 {
+        self.base.seconds(self.tick)
+    }
+
+    fn end_tick(&self) -> i64 {
+        self.end_tick
+    }
+
+    fn q(&self, s: SystemId) -> &[f64] {
+        &self.slaves[s.0].q
+    }
+
+    fn v(&self, _: SystemId) -> &[f64] {
+        &self.empty
+    }
+
+    fn y(&self, _: InteractionId) -> &[f64] {
+        &self.empty
+    }
+
+    fn ydot(&self, _: InteractionId) -> &[f64] {
+        &self.empty
+    }
+
+    fn lambda(&self, _: InteractionId) -> &[f64] {
+        &self.empty
+    }
+
+    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
+        let sl = self
+            .slaves
+            .get_mut(s.0)
+            .ok_or_else(|| SimulationError::BadArgument(format!("no system {}", s.0)))?;
+        if g.len() != sl.g.len() {
+            return Err(SimulationError::BadArgument(format!(
+                "FMU '{}': input of size {} for a system of size {}",
+                sl.inst.name(),
+                g.len(),
+                sl.g.len()
+            )));
+        }
+        if g[..sl.n_out].iter().any(|&x| x != 0.0) {
+            return Err(SimulationError::BadArgument(format!(
+                "FMU '{}': an input acts on an output entry (rows 0..{} of B must be zero)",
+                sl.inst.name(),
+                sl.n_out
+            )));
+        }
+        sl.g.copy_from_slice(g);
+        let n_out = sl.n_out;
+        sl.q[n_out..].copy_from_slice(&g[n_out..]);
+        Ok(())
+    }
+
+    fn system_input(&self, s: SystemId) -> &[f64] {
+        &self.slaves[s.0].g
+    }
+
+    fn set_input(&mut self, _: InteractionId, _: &[f64]) -> Result<(), SimulationError> {
+        Err(SimulationError::Unsupported(
+            "a co-simulation has no interactions".into(),
+        ))
+    }
+
+    fn relation_input(&self, _: InteractionId) -> &[f64] {
+        &self.empty
+    }
+
+    fn statistics(&self) -> Statistics {
+        Statistics {
+            steps: self.steps,
+            ..Statistics::default()
+        }
+    }
+
+    fn save_state(&self) -> Result<SimulationState, StateError> {
+        Err(StateError::Unsupported(
+            "a co-simulation saves its FMUs' states with CoSimulation::save (FMU states live inside the FMUs)".into(),
+        ))
+    }
+
+    fn restore_state(&mut self, _: &SimulationState) -> Result<(), StateError> {
+        Err(StateError::Unsupported(
+            "a co-simulation restores its FMUs' states with CoSimulation::restore".into(),
+        ))
+    }
+}
