@@ -121,7 +121,27 @@ pub fn glibc_requirement(binary: &[u8]) -> Option<String> {
 
 /// Builds the scenario with the overrides, and writes the FMU.
 pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
-    let mut scenario = Scenario::from_file(req.scenario).map_err(Box::new)?;
+    let scenario = Scenario::from_file(req.scenario).map_err(Box::new)?;
+    export_scenario(scenario, req.overrides, req.library, req.output)
+}
+
+/// [`export`] of a scenario already read (e.g. from a text, with the
+/// name its errors are reported under): applies the overrides (texts, as
+/// `--set` values), builds it, and writes the FMU at `output` with the
+/// runtime `library` in it.
+pub fn export_scenario(
+    mut scenario: Scenario,
+    overrides: &[(String, String)],
+    library: &Path,
+    output: &Path,
+) -> Result<ExportSummary, ExportError> {
+    let scenario_path = scenario.path().to_path_buf();
+    let req = ExportRequest {
+        scenario: &scenario_path,
+        overrides,
+        library,
+        output,
+    };
     for (name, value) in req.overrides {
         scenario
             .set_parameter(name, quantity(value))
