@@ -128,12 +128,40 @@ pub fn glibc_requirement(binary: &[u8]) -> Option<String> {
 
 /// Builds the scenario with the overrides, and writes the FMU.
 pub fn export(req: &ExportRequest<'_>) -> Result<ExportSummary, ExportError> {
-    let v3 = match req.fmi_version {
+    let scenario = Scenario::from_file(req.scenario).map_err(Box::new)?;
+    export_scenario(
+        scenario,
+        req.overrides,
+        req.library,
+        req.output,
+        req.fmi_version,
+    )
+}
+
+/// [`export`] of a scenario already read (e.g. from a text, with the
+/// name its errors are reported under): applies the overrides (texts, as
+/// `--set` values), builds it, and writes the FMU (FMI `fmi_version`, 2 or
+/// 3) at `output` with the runtime `library` in it.
+pub fn export_scenario(
+    mut scenario: Scenario,
+    overrides: &[(String, String)],
+    library: &Path,
+    output: &Path,
+    fmi_version: u32,
+) -> Result<ExportSummary, ExportError> {
+    let v3 = match fmi_version {
         2 => false,
         3 => true,
         v => return Err(ExportError::Version(v)),
     };
-    let mut scenario = Scenario::from_file(req.scenario).map_err(Box::new)?;
+    let scenario_path = scenario.path().to_path_buf();
+    let req = ExportRequest {
+        scenario: &scenario_path,
+        overrides,
+        library,
+        output,
+        fmi_version,
+    };
     for (name, value) in req.overrides {
         scenario
             .set_parameter(name, quantity(value))

@@ -8,7 +8,7 @@
 See docs/python.md.
 """
 
-from ._errors import NonsmoothError, ScenarioError, SimulationError
+from ._errors import FmuExportError, NonsmoothError, ScenarioError, SimulationError
 from ._native import __version__
 from ._native import solve_lcp as _solve_lcp
 from ._native import solve_mlcp as _solve_mlcp
@@ -49,6 +49,7 @@ def solve_relay(M, q, lb, ub, solver="default", tol=None, max_iter=None):
 
 
 __all__ = [
+    "FmuExportError",
     "NonsmoothError",
     "Result",
     "Scenario",

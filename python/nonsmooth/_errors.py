@@ -28,3 +28,8 @@ class ScenarioError(NonsmoothError):
 class SimulationError(NonsmoothError):
     """A simulation that stopped with an error (a solver that failed, a
     non-finite state...)."""
+
+
+class FmuExportError(NonsmoothError):
+    """An FMU that could not be written: the runtime library missing or not
+    a shared library, or the output file not writable."""

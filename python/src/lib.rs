@@ -10,6 +10,7 @@
 //! functions: `run`, `Result`, `Scenario`, `sweep`.
 
 mod errors;
+mod fmu;
 mod numerics;
 mod runs;
 
@@ -22,6 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runs::run_batch, m)?)?;
     m.add_function(wrap_pyfunction!(runs::parameters, m)?)?;
     m.add_function(wrap_pyfunction!(runs::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(fmu::export_fmu, m)?)?;
     m.add_function(wrap_pyfunction!(numerics::solve_lcp, m)?)?;
     m.add_function(wrap_pyfunction!(numerics::solve_mlcp, m)?)?;
     m.add_function(wrap_pyfunction!(numerics::solve_relay, m)?)?;
