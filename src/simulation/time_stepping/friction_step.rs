@@ -21,8 +21,13 @@
 //!   W = A_ff − A_fe A_ee⁻¹ A_ef and q = b_f − A_fe A_ee⁻¹ b_e (a Schur
 //!   complement; A_ee must be invertible, i.e. the equalities independent).
 //!
-//! Without equalities nothing is allocated once the problem of a given size
-//! has been seen; the elimination allocates its factorisation at each step.
+//! Without equalities W is assembled block-sparse (one d × d block per pair
+//! of contacts whose interactions share a system: the cost follows the
+//! couplings, not (n_c d)²); its pattern is rebuilt, and allocated, at each
+//! step. With equalities W is dense and the elimination allocates its
+//! factorisation at each step.
+
+use std::collections::HashMap;
 
 use nalgebra::DMatrix;
 
@@ -30,8 +35,9 @@ use super::interaction_work::{contact_status, InteractionWork, RowKind, STATUS_S
 use super::system_work::SystemWork;
 use crate::modelling::model::{Model, SystemId};
 use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver};
+use crate::numerics::matrix::Block;
 use crate::numerics::report::SolveReport;
-use crate::numerics::{Matrix, SolverSettings};
+use crate::numerics::{BlockSparseMatrix, Matrix, SolverSettings};
 use crate::simulation::error::SimulationError;
 
 /// A problem of one size: the contacts' problem and its unknowns.
@@ -172,6 +178,9 @@ impl FrictionStep {
         if n == 0 {
             return Ok(None);
         }
+        if self.eq_rows.is_empty() {
+            return self.solve_sparse(model, sys, inters, t, step);
+        }
         // A and b over the active rows, in natural order.
         let a_full = self.full[n].get_or_insert_with(|| DMatrix::zeros(n, n));
         a_full.fill(0.0);
@@ -217,6 +226,9 @@ impl FrictionStep {
             r: vec![0.0; size],
             u: vec![0.0; size],
         });
+        if !matches!(slot.problem.w, Matrix::Dense(_)) {
+            slot.problem.w = Matrix::Dense(DMatrix::zeros(size, size));
+        }
         let Matrix::Dense(wm) = &mut slot.problem.w else {
             unreachable!("dense contacts' problem")
         };
@@ -280,6 +292,109 @@ impl FrictionStep {
             }
             elimination = Some(rhs);
         }
+        self.finish(inters, elimination, t, step, size)
+    }
+
+    /// Without equalities: W assembled block-sparse, one d × d block per
+    /// pair of contacts whose interactions share a system,
+    /// W_cc' = Σ_s H_c,s M_s⁻¹ H_c',sᵀ (the rows of the two contacts), and
+    /// the identity on padded tangents; the cost is that of the couplings,
+    /// not of (n_c d)².
+    fn solve_sparse(
+        &mut self,
+        model: &Model,
+        sys: &[SystemWork],
+        inters: &mut [InteractionWork],
+        t: f64,
+        step: u64,
+    ) -> Result<Option<SolveReport>, SimulationError> {
+        let d = self.dim;
+        let nc = self.mu.len();
+        let size = nc * d;
+        let mut index: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut blocks: Vec<Block> = Vec::new();
+        let mut block_of = |ca: usize, cb: usize, blocks: &mut Vec<Block>| -> usize {
+            *index.entry((ca, cb)).or_insert_with(|| {
+                blocks.push(Block {
+                    row: ca,
+                    col: cb,
+                    values: vec![0.0; d * d],
+                });
+                blocks.len() - 1
+            })
+        };
+        for (k, &a) in self.active.iter().enumerate() {
+            let wa = &inters[a];
+            let oa = self.offset[k];
+            wa.free_output(sys, &mut self.b[oa..oa + wa.m]);
+            for (ka, &s) in wa.systems.iter().enumerate() {
+                let out_a = &wa.out[ka];
+                for b_id in model.interactions_of(SystemId(s)) {
+                    let ob = self.row_of[b_id.0];
+                    if ob == usize::MAX {
+                        continue;
+                    }
+                    let wb = &inters[b_id.0];
+                    let kb = wb
+                        .systems
+                        .iter()
+                        .position(|&x| x == s)
+                        .expect("linked system");
+                    let resp_b = &wb.resp[kb];
+                    for c in 0..wb.m {
+                        let pc = self.place[ob + c];
+                        for r in 0..wa.m {
+                            let pr = self.place[oa + r];
+                            let mut v = 0.0;
+                            for i in 0..out_a.ncols() {
+                                v += out_a[(r, i)] * resp_b[(i, c)];
+                            }
+                            let blk = block_of(pr / d, pc / d, &mut blocks);
+                            blocks[blk].values[(pc % d) * d + pr % d] += v;
+                        }
+                    }
+                }
+            }
+        }
+        for &p in &self.padded {
+            let blk = block_of(p / d, p / d, &mut blocks);
+            blocks[blk].values[(p % d) * d + p % d] = 1.0;
+        }
+        let sizes = vec![d; nc];
+        let w =
+            BlockSparseMatrix::new(&sizes, &sizes, blocks).map_err(SimulationError::Numerics)?;
+        let slot = self.sized[nc].get_or_insert_with(|| Sized {
+            problem: FrictionProblem {
+                dim: d,
+                w: Matrix::BlockSparse(w.clone()),
+                q: vec![0.0; size],
+                mu: vec![0.0; nc],
+            },
+            r: vec![0.0; size],
+            u: vec![0.0; size],
+        });
+        slot.problem.w = Matrix::BlockSparse(w);
+        slot.problem.q.fill(0.0);
+        slot.problem.mu.copy_from_slice(&self.mu);
+        for (p, &row) in self.pos_row.iter().enumerate() {
+            if row != usize::MAX {
+                slot.problem.q[p] = self.b[row];
+            }
+        }
+        self.finish(inters, None, t, step, size)
+    }
+
+    /// Warm start, solve, and write λ and the status back.
+    fn finish(
+        &mut self,
+        inters: &mut [InteractionWork],
+        elimination: Option<DMatrix<f64>>,
+        t: f64,
+        step: u64,
+        size: usize,
+    ) -> Result<Option<SolveReport>, SimulationError> {
+        let nc = self.mu.len();
+        let slot = self.sized[nc].as_mut().expect("problem of this size");
         // Warm start from the previous impulses.
         for (k, &a) in self.active.iter().enumerate() {
             let (oa, w) = (self.offset[k], &inters[a]);
