@@ -13,6 +13,7 @@
 pub mod error;
 pub mod import;
 pub mod master;
+pub mod scenario;
 
 pub use error::CosimError;
 pub use import::{

@@ -30,6 +30,7 @@
 
 mod build;
 mod control;
+pub mod cosim_plan;
 pub mod error;
 pub mod expr;
 pub mod fmi;
@@ -46,6 +47,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use control::ControlPlan;
+pub use cosim_plan::{ConnectionPlan, CosimPlan, Endpoint, FmuPlan};
 pub use error::{Place, Result, ScenarioError};
 pub use fmi::{FmiInput, FmiSpec, InputTarget};
 pub use record::{Column, Variable, DEFAULT_COLUMN_LIMIT};
@@ -187,7 +189,16 @@ impl Scenario {
     /// As [`Scenario::build`], creating the control laws named in the file
     /// from `catalog` (e.g. `nonsmooth_controllers::Catalog`).
     pub fn build_with(&self, catalog: Arc<dyn LawCatalog>) -> Result<BuiltScenario> {
+        cosim_plan::refuse_native(&self.source, &self.file)?;
         build::build(&self.source, &self.file, &self.overrides, Catalog(catalog))
+    }
+
+    /// The `[[fmus]]` and `[[connections]]` sections, evaluated with the
+    /// parameters (after overrides) and checked as far as the file allows
+    /// (see [`cosim_plan`]); none when the file declares no FMU. Such a
+    /// scenario is a co-simulation: [`Scenario::build`] refuses it.
+    pub fn cosim_plan(&self) -> Result<Option<CosimPlan>> {
+        cosim_plan::plan(&self.source, &self.file, &self.overrides)
     }
 
     /// The text of the file.

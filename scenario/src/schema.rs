@@ -109,6 +109,36 @@ pub struct ScenarioFile {
     pub plots: Vec<Spanned<PlotEntry>>,
     /// FMI export: inputs, outputs, tunable parameters, units.
     pub fmi: Option<Spanned<FmiTable>>,
+    /// Imported co-simulation FMUs (docs/cosimulation.md).
+    #[serde(default)]
+    pub fmus: Vec<Spanned<FmuEntry>>,
+    /// Connections between imported FMUs.
+    #[serde(default)]
+    pub connections: Vec<Spanned<ConnectionEntry>>,
+}
+
+/// One `[[fmus]]` entry: an FMI 2.0 co-simulation FMU run as a plant.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FmuEntry {
+    /// Name, used by connections, sensors, controllers and records.
+    pub name: SStr,
+    /// The `.fmu` file, relative to the scenario file.
+    pub path: SStr,
+    /// Communication step (a parameter expression).
+    pub step: SQ,
+    /// Values set before initialisation, by variable name.
+    pub parameters: Option<Spanned<BTreeMap<String, SQ>>>,
+}
+
+/// One `[[connections]]` entry: `from = "a.y"`, `to = "b.u"`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionEntry {
+    /// `<fmu>.<output>`.
+    pub from: SStr,
+    /// `<fmu>.<input>`.
+    pub to: SStr,
 }
 
 /// `[simulation]`.

@@ -13,17 +13,18 @@ use std::collections::BinaryHeap;
 
 use super::clock::ClockError;
 
-/// Kinds of events, in the order they are processed at one instant.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
+/// Kinds of events. They are processed at one instant in the order of
+/// [`EventKind::rank`] (time-discretisation → communication → nonsmooth →
+/// sensor → observer → actuator → output), which is what `Ord` compares.
+///
+/// The declaration order is the serialised numbering of saved states
+/// (postcard writes the variant index): `Communication`, added with the
+/// co-simulation crate, is declared last so that states saved by earlier
+/// builds keep their numbering. New kinds go at the end too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum EventKind {
     /// The end of an integration step.
     TimeDiscretisation,
-    /// An FMU's communication point (co-simulation, crate
-    /// nonsmooth-cosim): its step ending here is over and its outputs at
-    /// this instant are published.
-    Communication,
     /// A nonsmooth event (an impact, a switch) located inside a step.
     NonSmooth,
     /// A sensor takes a measurement.
@@ -34,9 +35,41 @@ pub enum EventKind {
     Actuator,
     /// Outputs are recorded.
     Output,
+    /// An FMU's communication point (co-simulation, crate
+    /// nonsmooth-cosim): its step ending here is over and its outputs at
+    /// this instant are published. Processed right after
+    /// `TimeDiscretisation` (see [`EventKind::rank`]).
+    Communication,
+}
+
+impl PartialOrd for EventKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for EventKind {
+    /// Processing order at one instant: by [`EventKind::rank`].
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank().cmp(&other.rank())
+    }
 }
 
 impl EventKind {
+    /// Position in the processing order at one instant (0 first), apart
+    /// from the declaration order, which is the serialised numbering.
+    pub const fn rank(self) -> u8 {
+        match self {
+            EventKind::TimeDiscretisation => 0,
+            EventKind::Communication => 1,
+            EventKind::NonSmooth => 2,
+            EventKind::Sensor => 3,
+            EventKind::Observer => 4,
+            EventKind::Actuator => 5,
+            EventKind::Output => 6,
+        }
+    }
+
     /// Lowercase name, as written in event logs.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -725,5 +758,29 @@ mod tests {
         let mut m = EventManager::new();
         assert!(m.add_periodic(EventKind::Sensor, 0, 0).is_err());
         assert!(m.add_periodic(EventKind::Sensor, -1, 3).is_err());
+    }
+
+    #[test]
+    fn serialised_numbering_is_the_declaration_order_of_earlier_builds() {
+        // Before the co-simulation crate: TimeDiscretisation=0 … Output=5.
+        let earlier = [
+            EventKind::TimeDiscretisation,
+            EventKind::NonSmooth,
+            EventKind::Sensor,
+            EventKind::Observer,
+            EventKind::Actuator,
+            EventKind::Output,
+        ];
+        for (index, kind) in earlier.iter().enumerate() {
+            assert_eq!(postcard::to_stdvec(kind).unwrap(), vec![index as u8]);
+        }
+        assert_eq!(
+            postcard::to_stdvec(&EventKind::Communication).unwrap(),
+            vec![6]
+        );
+        // Processing order is unchanged: communication right after the step.
+        assert!(EventKind::TimeDiscretisation < EventKind::Communication);
+        assert!(EventKind::Communication < EventKind::NonSmooth);
+        assert!(EventKind::Actuator < EventKind::Output);
     }
 }
