@@ -149,7 +149,7 @@ def test_the_interpreter_runs_other_threads_during_a_simulation():
 
     def work():
         window["start"] = time.perf_counter()
-        nonsmooth.run(path, t_end=400.0, events=False)
+        nonsmooth.run(path, t_end=1200.0, events=False)
         window["end"] = time.perf_counter()
 
     ticks = []
