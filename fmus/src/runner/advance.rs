@@ -67,36 +67,7 @@ impl ScenarioRunner {
                 impact: false,
             });
         }
-        if !self.stepping {
-            return Err(RunnerError::Refused("the model is not initialized".into()));
-        }
-        if !(h.is_finite() && h > 0.0) {
-            return Err(RunnerError::Refused(format!(
-                "the communication step size must be a finite number > 0, got {h}"
-            )));
-        }
-        if !t.is_finite() || !same_time(t, self.t_comm) {
-            return Err(RunnerError::Refused(format!(
-                "currentCommunicationPoint = {t} is not the FMU's time {}",
-                self.t_comm
-            )));
-        }
-        let target = t + h;
-        let r = self.running()?;
-        let end = r.sim.plant().end_tick();
-        let target_tick = Self::grid_tick(r, target)?;
-        if let Some(stop) = self.experiment.stop {
-            if target > stop && !same_time(target, stop) {
-                return Err(RunnerError::PastStop(format!(
-                    "the step to t = {target} goes past the stop time {stop}"
-                )));
-            }
-        } else if target_tick > end {
-            return Err(RunnerError::PastStop(format!(
-                "the step to t = {target} goes past the last time this FMU can reach ({})",
-                r.sim.plant().t_end()
-            )));
-        }
+        let (target, target_tick, end) = self.check_step(t, h)?;
         self.apply_inputs()?;
         let ts = self.strategy == Strategy::TimeStepping;
         let last_early = self.last_early;

@@ -421,6 +421,43 @@ impl ScenarioRunner {
             .map_err(RunnerError::Input)
     }
 
+    /// Checks a doStep request — initialised, h finite and > 0, t the
+    /// FMU's time, t + h within the stop time or the last time the plant
+    /// reaches — and returns (t + h, its tick, the plant's last tick).
+    fn check_step(&self, t: f64, h: f64) -> Result<(f64, i64, i64), RunnerError> {
+        if !self.stepping {
+            return Err(RunnerError::Refused("the model is not initialized".into()));
+        }
+        if !(h.is_finite() && h > 0.0) {
+            return Err(RunnerError::Refused(format!(
+                "the communication step size must be a finite number > 0, got {h}"
+            )));
+        }
+        if !t.is_finite() || !same_time(t, self.t_comm) {
+            return Err(RunnerError::Refused(format!(
+                "currentCommunicationPoint = {t} is not the FMU's time {}",
+                self.t_comm
+            )));
+        }
+        let target = t + h;
+        let r = self.running()?;
+        let end = r.sim.plant().end_tick();
+        let target_tick = Self::grid_tick(r, target)?;
+        if let Some(stop) = self.experiment.stop {
+            if target > stop && !same_time(target, stop) {
+                return Err(RunnerError::PastStop(format!(
+                    "the step to t = {target} goes past the stop time {stop}"
+                )));
+            }
+        } else if target_tick > end {
+            return Err(RunnerError::PastStop(format!(
+                "the step to t = {target} goes past the last time this FMU can reach ({})",
+                r.sim.plant().t_end()
+            )));
+        }
+        Ok((target, target_tick, end))
+    }
+
     /// The grid tick at or before time `t` (within rounding of a tick).
     fn grid_tick(running: &Running, t: f64) -> Result<i64, RunnerError> {
         let sim = &running.sim;
@@ -579,36 +616,7 @@ impl Runner for ScenarioRunner {
         if self.strategy != Strategy::TimeStepping {
             return self.advance_to(t, h, false).map(|_| ());
         }
-        if !self.stepping {
-            return Err(RunnerError::Refused("the model is not initialized".into()));
-        }
-        if !(h.is_finite() && h > 0.0) {
-            return Err(RunnerError::Refused(format!(
-                "the communication step size must be a finite number > 0, got {h}"
-            )));
-        }
-        if !t.is_finite() || !same_time(t, self.t_comm) {
-            return Err(RunnerError::Refused(format!(
-                "currentCommunicationPoint = {t} is not the FMU's time {}",
-                self.t_comm
-            )));
-        }
-        let target = t + h;
-        let r = self.running()?;
-        let end = r.sim.plant().end_tick();
-        let target_tick = Self::grid_tick(r, target)?;
-        if let Some(stop) = self.experiment.stop {
-            if target > stop && !same_time(target, stop) {
-                return Err(RunnerError::PastStop(format!(
-                    "the step to t = {target} goes past the stop time {stop}"
-                )));
-            }
-        } else if target_tick > end {
-            return Err(RunnerError::PastStop(format!(
-                "the step to t = {target} goes past the last time this FMU can reach ({})",
-                r.sim.plant().t_end()
-            )));
-        }
+        let (target, target_tick, end) = self.check_step(t, h)?;
         self.apply_inputs()?;
         let r = self.running.as_mut().expect("running");
         while r
