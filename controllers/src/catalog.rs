@@ -2,6 +2,7 @@
 
 use nonsmooth::control::{ControlError, Controller, LawCatalog, LawParams, Observer};
 
+use crate::converter::{CurrentSmc, Pwm};
 use crate::luenberger::Luenberger;
 use crate::manipulator::ManipulatorSwitching;
 use crate::pid::Pid;
@@ -11,7 +12,7 @@ use crate::super_twisting::SuperTwisting;
 use crate::twisting::{Twisting, TwistingVariant};
 
 /// Names of the controller laws, as [`Catalog`] knows them.
-pub const CONTROLLER_LAWS: [&str; 11] = [
+pub const CONTROLLER_LAWS: [&str; 13] = [
     "pid",
     "smc_implicit",
     "smc_explicit",
@@ -23,6 +24,8 @@ pub const CONTROLLER_LAWS: [&str; 11] = [
     "super_twisting_explicit",
     "super_twisting_implicit",
     "manipulator_switching",
+    "pwm",
+    "current_smc_explicit",
 ];
 
 /// Names of the observer laws, as [`Catalog`] knows them.
@@ -70,6 +73,8 @@ impl LawCatalog for Catalog {
             "super_twisting_explicit" => Box::new(SuperTwisting::from_params(false, p)?),
             "super_twisting_implicit" => Box::new(SuperTwisting::from_params(true, p)?),
             "manipulator_switching" => Box::new(ManipulatorSwitching::from_params(p)?),
+            "pwm" => Box::new(Pwm::from_params(p)?),
+            "current_smc_explicit" => Box::new(CurrentSmc::from_params(p)?),
             _ => {
                 return Err(ControlError::BadReference(format!(
                     "{}: unknown controller law `{law}` (known: {})",

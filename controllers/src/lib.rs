@@ -26,6 +26,7 @@
 //! [`ControlError`]: nonsmooth::control::ControlError
 
 mod catalog;
+pub mod converter;
 mod linalg;
 pub mod luenberger;
 pub mod manipulator;
@@ -36,6 +37,7 @@ pub mod super_twisting;
 pub mod twisting;
 
 pub use catalog::{Catalog, CONTROLLER_LAWS, OBSERVER_LAWS};
+pub use converter::{CurrentSmc, Pwm};
 pub use luenberger::Luenberger;
 pub use manipulator::ManipulatorSwitching;
 pub use pid::{AntiWindup, Gain, Pid};

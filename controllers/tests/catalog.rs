@@ -46,6 +46,8 @@ fn minimal(law: &str) -> (Vec<(&'static str, LawValue)>, usize) {
             ],
             5,
         ),
+        "pwm" => (vec![("duty", Scalar(0.5)), ("pwm_period", Scalar(0.4))], 1),
+        "current_smc_explicit" => (vec![("i_ref", Scalar(1.0))], 1),
         _ => unreachable!("{law}"),
     }
 }

@@ -12,6 +12,8 @@ use super::expr::{self, Fault, VarExpr};
 use super::schema::{ControllerEntry, LawParamTable, Quantity, SStr, ScenarioFile, SQ};
 use super::values::{is_identifier, Ctx};
 use super::Places;
+use crate::build::circuits::Gates;
+use crate::schema::Inputs;
 use nonsmooth::control::{
     ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, ControllerId, InputFn, InputMap,
     LawCatalog, LawParams, LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
@@ -49,11 +51,18 @@ struct ControllerPlan {
     input: Measurement,
     system: SystemId,
     input_map: PlanInput,
+    /// A circuit's switches' relation driven by u: the interaction and P
+    /// (u_r = P u).
+    drive: Option<Drive>,
     timing: Timing,
     u0: Option<Vec<f64>>,
     params: Vec<(String, LawValue)>,
     at: Place,
 }
+
+/// A relation input driven by a controller: the interaction and P
+/// (u_r = P u).
+type Drive = (InteractionId, DMatrix<f64>);
 
 /// How a controller's input enters its system.
 #[derive(Debug, Clone)]
@@ -91,6 +100,62 @@ fn map_variables(n: usize, lagrangian: bool, m: usize) -> Vec<String> {
     vars
 }
 
+/// The input of a controller driving a circuit's gated switches
+/// (`inputs = ["S1", …]`): u_k is the gate of the k-th switch named, so
+/// g = G P u (B = the columns of G of those switches) and the switches'
+/// relation input is P u, P the q × m selection of the named switches
+/// among the circuit's q.
+fn gate_input(
+    ctx: Ctx<'_>,
+    e: &ControllerEntry,
+    model: &Model,
+    gates: &Gates,
+    system: SystemId,
+    inputs: &toml::Spanned<Inputs>,
+) -> Result<(PlanInput, Option<Drive>)> {
+    let at = ctx.at(inputs.span());
+    let Inputs::Gates(names) = inputs.get_ref() else {
+        unreachable!("called for a list of switch names")
+    };
+    if e.b.is_some() || e.g.is_some() {
+        return Err(invalid(
+            at,
+            "a list of switches as `inputs` defines the input map itself: give no `B` or `g`"
+                .into(),
+        ));
+    }
+    let sys = &model.system(system).name;
+    let Some(c) = gates.get(&system) else {
+        return Err(invalid(
+            at,
+            format!(
+                "`inputs` names switches, but the system `{sys}` is not a circuit with                  switches (`S<name> a b <blocking voltage>` lines)"
+            ),
+        ));
+    };
+    if names.is_empty() {
+        return Err(invalid(at, "`inputs` names no switch".into()));
+    }
+    let q = c.names.len();
+    let mut p = DMatrix::zeros(q, names.len());
+    for (j, n) in names.iter().enumerate() {
+        let Some(k) = c.names.iter().position(|s| s == n) else {
+            return Err(invalid(
+                at,
+                format!(
+                    "the circuit `{sys}` has no switch `{n}` (its switches: {})",
+                    c.names.join(", ")
+                ),
+            ));
+        };
+        if p.row(k).iter().any(|&x| x != 0.0) {
+            return Err(invalid(at, format!("the switch `{n}` is named twice")));
+        }
+        p[(k, j)] = 1.0;
+    }
+    Ok((PlanInput::Matrix(&c.g * &p), Some((c.interaction, p))))
+}
+
 /// The input map of a controller entry: `B`, or `g` with `inputs`.
 fn plan_input(
     ctx: Ctx<'_>,
@@ -101,7 +166,15 @@ fn plan_input(
 ) -> Result<PlanInput> {
     match (&e.b, &e.g, &e.inputs) {
         (Some(b), None, None) => Ok(PlanInput::Matrix(ctx.matrix(b, "B")?)),
+        (Some(_), None, Some(inputs)) => Err(invalid(
+            ctx.at(inputs.span()),
+            "`inputs` goes with `g` (its size) or alone (switch names), not with `B`".into(),
+        )),
         (None, Some(g), Some(inputs)) => {
+            let Inputs::Size(q) = inputs.get_ref() else {
+                unreachable!("switch names are read by gate_input")
+            };
+            let inputs = &toml::Spanned::new(inputs.span(), q.clone());
             let m = ctx.integer(inputs, "inputs")?;
             if !(1..=64).contains(&m) {
                 return Err(invalid(
@@ -404,6 +477,7 @@ pub(super) fn plan(
     ctx: Ctx<'_>,
     file: &ScenarioFile,
     model: &Model,
+    gates: &Gates,
     words: &BTreeMap<String, String>,
 ) -> Result<ControlPlan> {
     let mut plan = ControlPlan::default();
@@ -488,12 +562,22 @@ pub(super) fn plan(
             None => None,
         };
         let system = system_ref(ctx, model, &e.system)?;
+        let (input_map, drive) = match &e.inputs {
+            Some(i) if matches!(i.get_ref(), Inputs::Gates(_)) => {
+                gate_input(ctx, e, model, gates, system, i)?
+            }
+            _ => (
+                plan_input(ctx, e, model, system, &ctx.at(entry.span()))?,
+                None,
+            ),
+        };
         plan.controllers.push(ControllerPlan {
             name: e.name.get_ref().clone(),
             law: word(&e.law, words),
             input,
             system,
-            input_map: plan_input(ctx, e, model, system, &ctx.at(entry.span()))?,
+            input_map,
+            drive,
             timing: timing(ctx, &e.period, &e.offset, &e.delay)?,
             u0,
             params: law_params(ctx, &e.params, words)?,
@@ -641,7 +725,13 @@ pub(super) fn instantiate(
                 u0: c.u0.clone(),
             },
         )
-        .map_err(|e| located(&c.at, e, places))?;
+        .map_err(|e| located(&c.at, e, places))
+        .and_then(|id| match &c.drive {
+            Some((i, p)) => lb
+                .drive_relation_input(id, *i, p.clone())
+                .map_err(|e| located(&c.at, e, places)),
+            None => Ok(()),
+        })?;
     }
     for (k, s) in plan.sensors.iter().enumerate() {
         if let Some((d, c)) = &s.feedthrough {

@@ -61,6 +61,48 @@ impl<'de> Deserialize<'de> for Quantity {
     }
 }
 
+/// The `inputs` of a controller: the size of u (with `g`), or the names of
+/// the gated switches of a circuit it drives.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inputs {
+    /// The size of u.
+    Size(Quantity),
+    /// Switch names, one per component of u.
+    Gates(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for Inputs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Inputs;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the size of u, or a list of switch names")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Inputs, E> {
+                Ok(Inputs::Size(Quantity::Number(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Inputs, E> {
+                Ok(Inputs::Size(Quantity::Number(v as f64)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Inputs, E> {
+                Ok(Inputs::Size(Quantity::Number(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Inputs, E> {
+                Ok(Inputs::Size(Quantity::Expression(v.to_string())))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Inputs, A::Error> {
+                let mut names = Vec::new();
+                while let Some(n) = seq.next_element::<String>()? {
+                    names.push(n);
+                }
+                Ok(Inputs::Gates(names))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// A quantity with its span.
 pub type SQ = Spanned<Quantity>;
 /// A vector of quantities.
@@ -422,8 +464,9 @@ pub struct ControllerEntry {
     /// Or a nonlinear input map g = G(t, state, u), one expression per
     /// component of g.
     pub g: Option<SVec>,
-    /// The size m of u, with `g`.
-    pub inputs: Option<SQ>,
+    /// The size m of u, with `g`; or the gated switches of a circuit the
+    /// controller drives (`inputs = ["S1"]`, without `B` and `g`).
+    pub inputs: Option<Spanned<Inputs>>,
     /// Control period.
     pub period: SQ,
     /// First instant after t0.

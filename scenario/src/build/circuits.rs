@@ -7,7 +7,7 @@
 //! R1 a b <resistance>       L1 a b <inductance> [ic=<current>]
 //! C1 a b <capacitance> [ic=<voltage>]
 //! V1 a b <value of t>       I1 a b <value of t>
-//! D1 anode cathode          S1 a b
+//! D1 anode cathode          S1 a b <blocking voltage>
 //! ```
 
 use std::collections::HashMap;
@@ -19,12 +19,29 @@ use crate::expr::Value;
 use crate::schema::{CircuitEntry, SStr, ScenarioFile};
 use crate::values::Ctx;
 use crate::Places;
+use nalgebra::DMatrix;
 use nonsmooth::circuits::{reduce, CircuitError, Element, ElementKind, Netlist, SourceValue};
-use nonsmooth::modelling::{ModelBuilder, NonsmoothLaw, SystemId};
+use nonsmooth::modelling::{InteractionId, ModelBuilder, NonsmoothLaw, SystemId};
 
 /// The recordable state names of the circuits: `<circuit>.i(L1)`,
 /// `<circuit>.v(C1)` → (system, index in x).
 pub(crate) type CircuitStates = HashMap<String, (SystemId, usize)>;
+
+/// The gated switches of a circuit, for the controllers that drive them:
+/// the gates u enter ẋ as G u and the switches' relation as H u (the
+/// relation's input, of size `names.len()`).
+#[derive(Debug, Clone)]
+pub(crate) struct CircuitGates {
+    /// The switches, the order of the relation's input.
+    pub names: Vec<String>,
+    /// G, n × q.
+    pub g: DMatrix<f64>,
+    /// The interaction `<circuit>_diodes`.
+    pub interaction: InteractionId,
+}
+
+/// The circuits with gated switches, by system.
+pub(crate) type Gates = HashMap<SystemId, CircuitGates>;
 
 /// Adds every circuit's system and diode interaction to `builder`.
 pub(super) fn add_circuits(
@@ -32,12 +49,13 @@ pub(super) fn add_circuits(
     file: &ScenarioFile,
     builder: &mut ModelBuilder,
     places: &mut Places,
-) -> Result<CircuitStates> {
+) -> Result<(CircuitStates, Gates)> {
     let mut states = CircuitStates::new();
+    let mut gates = Gates::new();
     for entry in &file.circuits {
-        circuit(ctx, entry, builder, places, &mut states)?;
+        circuit(ctx, entry, builder, places, &mut states, &mut gates)?;
     }
-    Ok(states)
+    Ok((states, gates))
 }
 
 /// One element line, parsed: the element and its source value (V, I).
@@ -133,10 +151,9 @@ fn element(ctx: Ctx<'_>, circuit: &str, s: &SStr) -> Result<(Element, Option<Sou
             no_value("diode")?;
             ElementKind::Diode
         }
-        'S' => {
-            no_value("switch")?;
-            ElementKind::Switch
-        }
+        'S' => ElementKind::GatedSwitch {
+            blocking_voltage: constant("blocking voltage", &value)?,
+        },
         _ => {
             return Err(bad(format!(
                 "unknown element `{name}`: the first letter gives the kind \
@@ -162,6 +179,7 @@ fn circuit(
     builder: &mut ModelBuilder,
     places: &mut Places,
     states: &mut CircuitStates,
+    gates: &mut Gates,
 ) -> Result<()> {
     let e = entry.get_ref();
     let name = ctx.render(&e.name, "the name")?;
@@ -199,16 +217,6 @@ fn circuit(
             source: Box::new(source),
         }
     };
-    if let Some(s) = net.of_kind('S').next() {
-        return Err(ScenarioError::Invalid {
-            at: ctx.at(spans[&s.name].clone()),
-            reason: format!(
-                "circuit `{name}`: switch `{}`: switches driven by controllers are not \
-                 available yet",
-                s.name
-            ),
-        });
-    }
     let lcs = reduce(&net, &[]).map_err(located)?;
     let mut constants = vec![0.0; sources.len()];
     for (k, s) in sources.iter().enumerate() {
@@ -236,7 +244,7 @@ fn circuit(
         states.insert(format!("{name}.{s}"), (id, k));
     }
     if let Some(rel) = lcs.relation(&constants) {
-        builder
+        let interaction = builder
             .add_interaction(
                 &format!("{name}_diodes"),
                 &[id],
@@ -246,6 +254,16 @@ fn circuit(
                 },
             )
             .map_err(|source| model_error(ctx, entry.span(), source))?;
+        if !lcs.gates.is_empty() {
+            gates.insert(
+                id,
+                CircuitGates {
+                    names: lcs.gates.clone(),
+                    g: lcs.g.clone(),
+                    interaction,
+                },
+            );
+        }
     }
     Ok(())
 }

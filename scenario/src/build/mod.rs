@@ -8,7 +8,7 @@
 //! Expressions are parsed once per build ([`Parsed`]): the instances of a
 //! repeated entry share their texts and only evaluate them.
 
-mod circuits;
+pub(crate) mod circuits;
 mod functions;
 mod interactions;
 mod nonlinear_relations;
@@ -174,9 +174,9 @@ pub(super) fn build(
     }
     ctx.t0 = all.time_stepping.t0;
 
-    let (model, circuit_states) = model(ctx, file, &mut places)?;
+    let (model, circuit_states, gates) = model(ctx, file, &mut places)?;
     let model = Arc::new(model);
-    let control = control_plan::plan(ctx, file, &model, &words)?;
+    let control = control_plan::plan(ctx, file, &model, &gates, &words)?;
     let control_vars = control_variables(&control, &model, &all, &catalog, &places)?;
     let columns = output::columns(ctx, file, &model, &control_vars, &circuit_states)?;
     let plots = output::plots(ctx, file, &model, &control_vars, &columns)?;
@@ -209,12 +209,12 @@ fn model(
     ctx: Ctx<'_>,
     file: &ScenarioFile,
     places: &mut Places,
-) -> Result<(Model, circuits::CircuitStates)> {
+) -> Result<(Model, circuits::CircuitStates, circuits::Gates)> {
     let mut builder = ModelBuilder::new();
     let systems = systems::add_systems(ctx, file, &mut builder, places)?;
     interactions::add_interactions(ctx, file, &mut builder, &systems)?;
-    let states = circuits::add_circuits(ctx, file, &mut builder, places)?;
-    Ok((builder.build(), states))
+    let (states, gates) = circuits::add_circuits(ctx, file, &mut builder, places)?;
+    Ok((builder.build(), states, gates))
 }
 
 /// The recordable variables of the sensors, observers and controllers: a

@@ -324,8 +324,61 @@ impl ControlLoopBuilder {
             contribution: vec![0.0; n],
             line: None,
             signals: Vec::new(),
+            relation: None,
         });
         Ok(ControllerId(self.controllers.len() - 1))
+    }
+
+    /// Lets a controller's actuator also drive the input u_r of an
+    /// interaction's relation: with every actuator so attached to
+    /// `interaction`,
+    ///
+    /// ```text
+    /// g_s = Σ_a B_a u_a   (as without it),    u_r = Σ_a P_a u_a
+    /// ```
+    ///
+    /// held together with g from each application on
+    /// (`Simulation::set_input`). A gated circuit switch needs both: its gate
+    /// enters ẋ as G u (B = G) and the switches' relation as H u (the
+    /// relation's input matrix is H, P picks the gates from u).
+    /// P is r × m, r the relation's input size (checked when the loop is
+    /// built), m the controller's.
+    pub fn drive_relation_input(
+        &mut self,
+        controller: ControllerId,
+        interaction: InteractionId,
+        p: DMatrix<f64>,
+    ) -> Result<(), ControlError> {
+        let Some(c) = self.controllers.get_mut(controller.0) else {
+            return Err(ControlError::BadReference(format!(
+                "no controller {}",
+                controller.0
+            )));
+        };
+        if interaction.0 >= self.model.interactions().len() {
+            return Err(ControlError::BadReference(format!(
+                "{}: the model has no interaction {}",
+                c.name, interaction.0
+            )));
+        }
+        if p.ncols() != c.applied.len() || p.nrows() == 0 {
+            return Err(dim_err(
+                &c.name,
+                "P",
+                format!("{}×{}", p.nrows(), p.ncols()),
+                format!("r×{} with r ≥ 1", c.applied.len()),
+            ));
+        }
+        if let Some(v) = p.iter().find(|v| !v.is_finite()) {
+            return Err(ControlError::InvalidValue {
+                object: c.name.clone(),
+                what: "P".into(),
+                value: *v,
+                reason: "must be finite".into(),
+            });
+        }
+        c.relation = Some((interaction, p));
+        Ok(())
     }
 
     /// Every period, offset and delay, for the plant's time base (give them

@@ -167,6 +167,9 @@ struct ControllerRt {
     contribution: Vec<f64>,
     line: Option<DelayLine>,
     signals: Vec<&'static str>,
+    /// The interaction whose relation input this actuator also drives, and
+    /// the matrix P of its share P u ([`ControlLoopBuilder::drive_relation_input`]).
+    relation: Option<(InteractionId, DMatrix<f64>)>,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -238,7 +238,43 @@ impl ControlLoop {
                     reason,
                 },
                 e => e.into(),
-            })
+            })?;
+        // Relation inputs u_r = Σ_a P_a u_a of the interactions driven by an
+        // actuator on s (none unless `drive_relation_input` was called).
+        for k in 0..self.controllers.len() {
+            let Some((i, _)) = &self.controllers[k].relation else {
+                continue;
+            };
+            let i = *i;
+            let first = self.controllers[..k]
+                .iter()
+                .any(|c| c.system == s && matches!(&c.relation, Some((j, _)) if *j == i));
+            if self.controllers[k].system != s || first {
+                continue;
+            }
+            let mut u: Vec<f64> = Vec::new();
+            for c in &self.controllers {
+                let Some((j, p)) = &c.relation else { continue };
+                if *j != i {
+                    continue;
+                }
+                u.resize(p.nrows(), 0.0);
+                for (r, ur) in u.iter_mut().enumerate() {
+                    *ur += (0..p.ncols())
+                        .map(|j| p[(r, j)] * c.applied[j])
+                        .sum::<f64>();
+                }
+            }
+            self.plant.set_input(i, &u).map_err(|e| match e {
+                SimulationError::BadArgument(reason) => ControlError::LawFailed {
+                    t,
+                    object: self.controllers[k].name.clone(),
+                    reason,
+                },
+                e => e.into(),
+            })?;
+        }
+        Ok(())
     }
 
     /// Sets the part of a system's input g that comes from outside the loop
