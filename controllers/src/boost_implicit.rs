@@ -321,7 +321,59 @@ impl Controller for ImplicitBoostSmc {
 
 #[cfg(test)]
 mod tests {
-    use super::relay_duty;
+    use super::{relay_duty, BoostSurface, ImplicitBoostSmc};
+    use nonsmooth::control::{Controller, ControllerSetup};
+
+    /// Saving, going on, restoring and going on again gives the same gates
+    /// and signals (voltage mode: the integral and the modulator's phase).
+    #[test]
+    fn save_and_restore_reproduce_the_gates() {
+        let surface = BoostSurface::Voltage {
+            v_ref: 20.0,
+            k: 0.2,
+            ki: 400.0,
+            i_ff: 2.0,
+        };
+        let mut law = ImplicitBoostSmc::new(surface, 10.0, 1e-3, 1e-5);
+        let setup = ControllerSetup {
+            name: "gate".into(),
+            period: 1e-6,
+            measurement_dim: 2,
+            input_dim: 1,
+            state_dim: 2,
+            plant: None,
+            measurement_map: None,
+        };
+        law.initialize(&setup).unwrap();
+        let y = |k: usize| [2.0 + 0.01 * (k as f64 * 0.7).sin(), 19.9 + 0.003 * k as f64];
+        let mut u = [0.0];
+        for k in 0..37 {
+            law.compute(k as f64 * 1e-6, &y(k), &mut u).unwrap();
+        }
+        let mut saved = Vec::new();
+        law.save_state(&mut saved);
+        let go_on = |law: &mut ImplicitBoostSmc| {
+            (37..80)
+                .map(|k| {
+                    let mut u = [0.0];
+                    law.compute(k as f64 * 1e-6, &y(k), &mut u).unwrap();
+                    (
+                        u[0],
+                        law.signal("duty").unwrap()[0],
+                        law.signal("i_ref").unwrap()[0],
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let first = go_on(&mut law);
+        assert_eq!(law.restore_state(&saved).unwrap(), saved.len());
+        assert_eq!(go_on(&mut law), first);
+        assert!(first.iter().any(|s| s.0 == 1.0) && first.iter().any(|s| s.0 == 0.0));
+        // A counter out of range is refused.
+        let mut bad = saved.clone();
+        bad[0] = 10.0;
+        assert!(law.restore_state(&bad).is_err());
+    }
 
     /// The relay problem's three cases, checked against its definition:
     /// σ̃ = q + m d ≤ 0 when d = 1, ≥ 0 when d = 0, = 0 when 0 < d < 1.
