@@ -2,6 +2,7 @@
 
 use nonsmooth::control::{ControlError, Controller, LawCatalog, LawParams, Observer};
 
+use crate::boost_implicit::ImplicitBoostSmc;
 use crate::converter::{CurrentSmc, Pwm};
 use crate::luenberger::Luenberger;
 use crate::manipulator::ManipulatorSwitching;
@@ -12,7 +13,7 @@ use crate::super_twisting::SuperTwisting;
 use crate::twisting::{Twisting, TwistingVariant};
 
 /// Names of the controller laws, as [`Catalog`] knows them.
-pub const CONTROLLER_LAWS: [&str; 13] = [
+pub const CONTROLLER_LAWS: [&str; 15] = [
     "pid",
     "smc_implicit",
     "smc_explicit",
@@ -26,6 +27,8 @@ pub const CONTROLLER_LAWS: [&str; 13] = [
     "manipulator_switching",
     "pwm",
     "current_smc_explicit",
+    "current_smc_implicit",
+    "voltage_smc_implicit",
 ];
 
 /// Names of the observer laws, as [`Catalog`] knows them.
@@ -75,6 +78,8 @@ impl LawCatalog for Catalog {
             "manipulator_switching" => Box::new(ManipulatorSwitching::from_params(p)?),
             "pwm" => Box::new(Pwm::from_params(p)?),
             "current_smc_explicit" => Box::new(CurrentSmc::from_params(p)?),
+            "current_smc_implicit" => Box::new(ImplicitBoostSmc::from_params(false, p)?),
+            "voltage_smc_implicit" => Box::new(ImplicitBoostSmc::from_params(true, p)?),
             _ => {
                 return Err(ControlError::BadReference(format!(
                     "{}: unknown controller law `{law}` (known: {})",

@@ -9,6 +9,8 @@
 //! | twisting (σ of relative degree 2) | `twisting_implicit`, `twisting_regular`, `twisting_explicit` | [`twisting`] |
 //! | super-twisting (relative degree 1) | `super_twisting_explicit`, `super_twisting_implicit` | [`super_twisting`] |
 //! | switching tracking of a two-link arm with impacts | `manipulator_switching` | [`manipulator`] |
+//! | switch gates of power converters | `pwm`, `current_smc_explicit` | [`converter`] |
+//! | implicit sliding mode of a boost converter, PWM modulated | `current_smc_implicit`, `voltage_smc_implicit` | [`boost_implicit`] |
 //! | observers | `luenberger`, `sliding_observer` | [`luenberger`], [`sliding_observer`] |
 //!
 //! Each module documents the discrete-time equations of its laws. T is
@@ -25,6 +27,7 @@
 //! [`ObserverSetup::period`]: nonsmooth::control::ObserverSetup::period
 //! [`ControlError`]: nonsmooth::control::ControlError
 
+pub mod boost_implicit;
 mod catalog;
 pub mod converter;
 mod linalg;
@@ -36,6 +39,7 @@ pub mod smc;
 pub mod super_twisting;
 pub mod twisting;
 
+pub use boost_implicit::{BoostSurface, ImplicitBoostSmc};
 pub use catalog::{Catalog, CONTROLLER_LAWS, OBSERVER_LAWS};
 pub use converter::{CurrentSmc, Pwm};
 pub use luenberger::Luenberger;

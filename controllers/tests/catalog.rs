@@ -48,6 +48,25 @@ fn minimal(law: &str) -> (Vec<(&'static str, LawValue)>, usize) {
         ),
         "pwm" => (vec![("duty", Scalar(0.5)), ("pwm_period", Scalar(0.4))], 1),
         "current_smc_explicit" => (vec![("i_ref", Scalar(1.0))], 1),
+        "current_smc_implicit" => (
+            vec![
+                ("i_ref", Scalar(1.0)),
+                ("v_in", Scalar(10.0)),
+                ("inductance", Scalar(1e-3)),
+                ("pwm_period", Scalar(0.1)),
+            ],
+            2,
+        ),
+        "voltage_smc_implicit" => (
+            vec![
+                ("v_ref", Scalar(20.0)),
+                ("k", Scalar(0.5)),
+                ("v_in", Scalar(10.0)),
+                ("inductance", Scalar(1e-3)),
+                ("pwm_period", Scalar(0.1)),
+            ],
+            2,
+        ),
         _ => unreachable!("{law}"),
     }
 }
