@@ -382,11 +382,11 @@ kp = 1
     );
     refused(d, &s, 2, &["bad.toml:9:", "native [[systems]] beside FMUs"]);
     // An FMU that fails to instantiate (its resources removed): exit 1,
-    // naming the FMU.
+    // naming the FMU and the time.
     let good = d.join("plant.fmu");
     let broken = d.join("broken.fmu");
     without(&good, &broken, "resources/");
     std::fs::rename(&broken, &good).unwrap();
     let s = scenario_with(d, sensor);
-    refused(d, &s, 1, &["FMU 'plant'", "instantiate"]);
+    refused(d, &s, 1, &["FMU 'plant'", "instantiate", "t = 0"]);
 }

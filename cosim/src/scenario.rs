@@ -33,10 +33,12 @@ pub enum BuildError {
     Input(#[from] ScenarioError),
     /// An FMU failed while it was instantiated or initialised (its
     /// binary refused, or an FMI call returned an error).
-    #[error("{file}: {source}")]
+    #[error("{file}: at set-up (t = {time}): {source}")]
     Fmu {
         /// The scenario file.
         file: PathBuf,
+        /// The start time t₀ the FMUs were being set up for.
+        time: f64,
         /// The FMU's error (names the FMU and the time).
         source: CosimError,
     },
@@ -119,7 +121,7 @@ pub fn build(
         retry_discards: true,
     };
     let cosim = CoSimulation::new(specs, &connections, &settings, &built.control.times())
-        .map_err(|e| located(scenario, &plan, e))?;
+        .map_err(|e| located(scenario, &plan, settings.t0, e))?;
     let run = built.control_loop_on(Box::new(cosim))?;
     Ok((built, run))
 }
@@ -127,7 +129,7 @@ pub fn build(
 /// A master's set-up error: a misuse (an input driven by a controller
 /// and a connection) or a clock problem is bad input, located at the
 /// connection or FMU it concerns; an FMU failing is a failure.
-fn located(scenario: &Scenario, plan: &CosimPlan, e: CosimError) -> BuildError {
+fn located(scenario: &Scenario, plan: &CosimPlan, t0: f64, e: CosimError) -> BuildError {
     let fmu_place = |name: &str| {
         plan.fmu(name)
             .map(|f| f.name_place.clone())
@@ -151,6 +153,7 @@ fn located(scenario: &Scenario, plan: &CosimPlan, e: CosimError) -> BuildError {
         }),
         None => BuildError::Fmu {
             file: scenario.path().to_path_buf(),
+            time: t0,
             source: e,
         },
     }

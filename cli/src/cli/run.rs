@@ -123,9 +123,7 @@ fn prepare(args: &RunArgs) -> Result<(BuiltScenario, ControlLoop), Failure> {
         }
         return nonsmooth_cosim::scenario::build(&scenario, crate::cli::laws()).map_err(
             |e| match e {
-                nonsmooth_cosim::scenario::BuildError::Fmu { .. } => {
-                    Failure::Failed(format!("simulation failed at set-up: {e}"))
-                }
+                nonsmooth_cosim::scenario::BuildError::Fmu { .. } => Failure::Failed(e.to_string()),
                 e => Failure::BadInput(e.to_string()),
             },
         );
