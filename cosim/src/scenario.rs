@@ -2,18 +2,162 @@
 //! ([`nonsmooth_scenario::CosimPlan`]) checked against the FMUs themselves:
 //! each FMU opened, each parameter a variable of causality `parameter`,
 //! each connection from an `output` to an `input`. Errors are the scenario
-//! crate's located [`ScenarioError::Invalid`] (file, line, column). Building
-//! the `CoSimulation` from the plan is not done yet (docs/cosimulation.md).
+//! crate's located [`ScenarioError::Invalid`] (file, line, column).
+//! [`build`] then builds the whole run: the scenario's sensors, observers
+//! and controllers around a [`CoSimulation`] of its FMUs.
 
 // The errors are the scenario crate's own type, unboxed as everywhere it
 // is returned; a check runs once per file, not per step.
 #![allow(clippy::result_large_err)]
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use nonsmooth_scenario::{CosimPlan, Endpoint, Place, ScenarioError};
+use nonsmooth::control::{ControlLoop, LawCatalog};
+use nonsmooth_scenario::{
+    BuiltScenario, CosimPlan, Endpoint, FmuCausality, FmuVariables, Place, Scenario, ScenarioError,
+};
+use thiserror::Error;
 
-use crate::import::{Fmu, VarCausality};
+use crate::error::CosimError;
+use crate::import::{Fmu, VarCausality, VarType};
+use crate::master::{CoSimulation, Connection, Coupling, FmuSpec, MasterSettings};
+
+/// Why a co-simulation scenario could not be set up.
+#[derive(Debug, Error)]
+pub enum BuildError {
+    /// The scenario is wrong (a located error: file, line, column): bad
+    /// syntax or values, a missing or unusable FMU file, an unknown
+    /// variable, a variable of the wrong causality.
+    #[error(transparent)]
+    Input(#[from] ScenarioError),
+    /// An FMU failed while it was instantiated or initialised (its
+    /// binary refused, or an FMI call returned an error).
+    #[error("{file}: at set-up (t = {time}): {source}")]
+    Fmu {
+        /// The scenario file.
+        file: PathBuf,
+        /// The start time t₀ the FMUs were being set up for.
+        time: f64,
+        /// The FMU's error (names the FMU and the time).
+        source: CosimError,
+    },
+    /// The scenario has no `[[fmus]]`.
+    #[error("{0}: the scenario has no [[fmus]]: it is not a co-simulation")]
+    NotCosim(PathBuf),
+}
+
+/// Builds a co-simulation scenario (a file with `[[fmus]]`): opens and
+/// checks the FMUs ([`open_plan`]), builds the scenario around their
+/// interface systems ([`Scenario::build_cosim_with`]), instantiates and
+/// initialises the FMUs in a [`CoSimulation`] (Jacobi coupling, discarded
+/// steps retried where the FMU allows it, one output row every
+/// `[simulation] step` × `[output] every`) and closes the scenario's
+/// sensors, observers and controllers around it.
+pub fn build(
+    scenario: &Scenario,
+    catalog: Arc<dyn LawCatalog>,
+) -> Result<(BuiltScenario, ControlLoop), BuildError> {
+    let Some(plan) = scenario.cosim_plan()? else {
+        return Err(BuildError::NotCosim(scenario.path().to_path_buf()));
+    };
+    let fmus = open_plan(&plan)?;
+    let vars: Vec<FmuVariables> = plan
+        .fmus
+        .iter()
+        .zip(&fmus)
+        .map(|(f, fmu)| FmuVariables {
+            fmu: f.name.clone(),
+            variables: fmu
+                .description()
+                .variables
+                .iter()
+                .map(|v| {
+                    let c = match (v.causality, v.kind) {
+                        (_, VarType::String) => FmuCausality::Other,
+                        (VarCausality::Output, _) => FmuCausality::Output,
+                        (VarCausality::Input, _) => FmuCausality::Input,
+                        (VarCausality::Independent, _) => FmuCausality::Other,
+                        _ => FmuCausality::Readable,
+                    };
+                    (v.name.clone(), c)
+                })
+                .collect(),
+        })
+        .collect();
+    let (built, ifaces) = scenario.build_cosim_with(catalog, &plan, &vars)?;
+    let specs = plan
+        .fmus
+        .iter()
+        .zip(&fmus)
+        .zip(&ifaces)
+        .map(|((f, fmu), iface)| FmuSpec {
+            name: f.name.clone(),
+            fmu: fmu.clone(),
+            step: f.step,
+            parameters: f
+                .parameters
+                .iter()
+                .map(|(n, x, _)| (n.clone(), *x))
+                .collect(),
+            outputs: iface.outputs.clone(),
+            inputs: iface.inputs.clone(),
+        })
+        .collect();
+    let connections: Vec<Connection> = plan
+        .connections
+        .iter()
+        .map(|c| Connection {
+            from: (c.from.fmu.clone(), c.from.variable.clone()),
+            to: (c.to.fmu.clone(), c.to.variable.clone()),
+        })
+        .collect();
+    let s = &built.settings;
+    let settings = MasterSettings {
+        t0: s.t0,
+        t_end: s.t_end,
+        coupling: Coupling::Jacobi,
+        output_period: Some(s.step * s.output_every as f64),
+        retry_discards: true,
+    };
+    let cosim = CoSimulation::new(specs, &connections, &settings, &built.control.times())
+        .map_err(|e| located(scenario, &plan, settings.t0, e))?;
+    let run = built.control_loop_on(Box::new(cosim))?;
+    Ok((built, run))
+}
+
+/// A master's set-up error: a misuse (an input driven by a controller
+/// and a connection) or a clock problem is bad input, located at the
+/// connection or FMU it concerns; an FMU failing is a failure.
+fn located(scenario: &Scenario, plan: &CosimPlan, t0: f64, e: CosimError) -> BuildError {
+    let fmu_place = |name: &str| {
+        plan.fmu(name)
+            .map(|f| f.name_place.clone())
+            .or_else(|| plan.fmus.first().map(|f| f.name_place.clone()))
+    };
+    let at = match &e {
+        CosimError::Misuse { fmu, variable, .. } => plan
+            .connections
+            .iter()
+            .find(|c| c.to.fmu == *fmu && c.to.variable == *variable)
+            .map(|c| c.to.place.clone())
+            .or_else(|| fmu_place(fmu)),
+        CosimError::UnknownVariable { fmu, .. } => fmu_place(fmu),
+        CosimError::Order { fmu, .. } => fmu_place(fmu),
+        _ => None,
+    };
+    match at {
+        Some(at) => BuildError::Input(ScenarioError::Invalid {
+            at,
+            reason: e.to_string(),
+        }),
+        None => BuildError::Fmu {
+            file: scenario.path().to_path_buf(),
+            time: t0,
+            source: e,
+        },
+    }
+}
 
 /// Opens the plan's FMUs, in plan order, and checks every name the plan
 /// gives against their model descriptions.

@@ -79,3 +79,57 @@ fn bad_fmus_are_typed_errors() {
         "{e}"
     );
 }
+
+/// FMI 2.0 allows `author` on `<fmiModelDescription>`; fmi-schema 0.7
+/// refuses it as unknown. The loader removes it: the FMU loads and steps
+/// as the original (Dahlquist, x_{n+1} = (1 − k h) x_n with its defaults
+/// k = 1, x0 = 1: forward Euler inside the Reference FMU).
+#[test]
+fn an_author_attribute_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = common::reference_fmus().join("Dahlquist.fmu");
+    let with_author = dir.path().join("author.fmu");
+    rewrite(
+        &good,
+        &with_author,
+        |_| false,
+        |x| {
+            assert!(!x.contains("author="), "the original has no author");
+            x.replacen(
+                "<fmiModelDescription",
+                "<fmiModelDescription author=\"Someone (someone@example.org)\"",
+                1,
+            )
+        },
+    );
+    let fmu = Fmu::load(&with_author).unwrap();
+    let mut inst = nonsmooth_cosim::Instance::new(&fmu, "d").unwrap();
+    inst.initialize(0.0, Some(1.0)).unwrap();
+    let x = fmu.description().variable("x").unwrap().value_reference;
+    let mut v = [0.0];
+    let mut expected = 1.0;
+    for k in 1..=10 {
+        inst.do_step(0.1, 0.1 * k as f64).unwrap();
+        inst.get_real(&[x], &mut v).unwrap();
+        expected *= 1.0 - 0.1;
+        assert!(
+            (v[0] - expected).abs() < 1e-14,
+            "step {k}: {} vs {expected}",
+            v[0]
+        );
+    }
+}
+
+/// Units come from the `<SimpleType>` a real variable's `declaredType`
+/// names (BouncingBall's modelDescription.xml: Position in m, Velocity in
+/// m/s, Acceleration in m/s2); a variable without one has none.
+#[test]
+fn units_of_declared_types_are_read() {
+    let fmu = Fmu::load(common::reference_fmus().join("BouncingBall.fmu")).unwrap();
+    let d = fmu.description();
+    let unit = |n: &str| d.variable(n).unwrap().unit.clone();
+    assert_eq!(unit("h").as_deref(), Some("m"));
+    assert_eq!(unit("v").as_deref(), Some("m/s"));
+    assert_eq!(unit("g").as_deref(), Some("m/s2"));
+    assert_eq!(unit("time"), None);
+}

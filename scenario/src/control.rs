@@ -13,13 +13,15 @@ use super::schema::{ControllerEntry, LawParamTable, Quantity, SStr, ScenarioFile
 use super::values::{is_identifier, Ctx};
 use super::Places;
 use crate::build::circuits::Gates;
-use crate::schema::Inputs;
+use crate::cosim_build::FmuInterface;
+use crate::nominal::WithNominalPlant;
+use crate::schema::{Inputs, NominalTable, SensorEntry};
 use nonsmooth::control::{
     ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, ControllerId, InputFn, InputMap,
     LawCatalog, LawParams, LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
 };
 use nonsmooth::modelling::{InteractionId, Model, SystemId};
-use nonsmooth::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
+use nonsmooth::simulation::{EventDrivenSettings, Simulation, Strategy, TimeSteppingSettings};
 
 #[derive(Debug, Clone)]
 struct SensorPlan {
@@ -56,6 +58,8 @@ struct ControllerPlan {
     drive: Option<Drive>,
     timing: Timing,
     u0: Option<Vec<f64>>,
+    /// A nominal plant (A, B) given to the law in place of the system's.
+    nominal: Option<(DMatrix<f64>, DMatrix<f64>)>,
     params: Vec<(String, LawValue)>,
     at: Place,
 }
@@ -479,6 +483,7 @@ pub(super) fn plan(
     model: &Model,
     gates: &Gates,
     words: &BTreeMap<String, String>,
+    fmus: &[FmuInterface],
 ) -> Result<ControlPlan> {
     let mut plan = ControlPlan::default();
     for entry in &file.sensors {
@@ -503,10 +508,12 @@ pub(super) fn plan(
             })?;
             contacts.push(id);
         }
+        let fmu = fmus.iter().find(|f| f.name == *e.system.get_ref());
+        let c = sensor_c(ctx, e, fmu, &ctx.at(entry.span()))?;
         plan.sensors.push(SensorPlan {
             name: e.name.get_ref().clone(),
             system,
-            c: ctx.matrix(&e.c, "C")?,
+            c,
             contacts,
             feedthrough: None,
             timing: timing(ctx, &e.period, &e.offset, &e.delay)?,
@@ -562,8 +569,14 @@ pub(super) fn plan(
             None => None,
         };
         let system = system_ref(ctx, model, &e.system)?;
-        let (input_map, drive) = match &e.inputs {
-            Some(i) if matches!(i.get_ref(), Inputs::Gates(_)) => {
+        let fmu = fmus.iter().find(|f| f.name == *e.system.get_ref());
+        let nominal = match &e.nominal {
+            Some(n) => Some(nominal_plant(ctx, n.get_ref())?),
+            None => None,
+        };
+        let (input_map, drive) = match (&e.inputs, fmu) {
+            (_, Some(f)) => (fmu_input(ctx, e, f, &ctx.at(entry.span()))?, None),
+            (Some(i), None) if matches!(i.get_ref(), Inputs::Gates(_)) => {
                 gate_input(ctx, e, model, gates, system, i)?
             }
             _ => (
@@ -580,6 +593,7 @@ pub(super) fn plan(
             drive,
             timing: timing(ctx, &e.period, &e.offset, &e.delay)?,
             u0,
+            nominal,
             params: law_params(ctx, &e.params, words)?,
             at: ctx.at(entry.span()),
         });
@@ -617,6 +631,173 @@ pub(super) fn plan(
         plan.sensors[k].feedthrough = Some((ctx.matrix(d, "D")?, c));
     }
     Ok(plan)
+}
+
+/// A sensor's C over its system's state: `C` for a native system; for an
+/// FMU, C (default I) times the selection of its `outputs` among the
+/// FMU system's entries (exposed outputs, then inputs).
+fn sensor_c(
+    ctx: Ctx<'_>,
+    e: &SensorEntry,
+    fmu: Option<&FmuInterface>,
+    at: &Place,
+) -> Result<DMatrix<f64>> {
+    let Some(f) = fmu else {
+        if let Some(o) = &e.outputs {
+            return Err(invalid(
+                ctx.at(o.span()),
+                format!(
+                    "`outputs` names variables of an FMU; `{}` is a native system: give `C`",
+                    e.system.get_ref()
+                ),
+            ));
+        }
+        let c =
+            e.c.as_ref()
+                .ok_or_else(|| invalid(at.clone(), "a sensor needs `C` (y = C x)".into()))?;
+        return ctx.matrix(c, "C");
+    };
+    let Some(outputs) = &e.outputs else {
+        return Err(invalid(
+            at.clone(),
+            format!(
+                "a sensor on the FMU `{}` names the variables it measures: `outputs = [\"…\"]`",
+                f.name
+            ),
+        ));
+    };
+    if let Some(c) = &e.contacts {
+        return Err(invalid(
+            ctx.at(c.span()),
+            "an FMU has no contacts to measure".into(),
+        ));
+    }
+    let names = outputs.get_ref();
+    if names.is_empty() {
+        return Err(invalid(ctx.at(outputs.span()), "`outputs` is empty".into()));
+    }
+    let n = f.dim();
+    let mut s = DMatrix::zeros(names.len(), n);
+    for (i, name) in names.iter().enumerate() {
+        let k = f
+            .outputs
+            .iter()
+            .position(|o| o == name.get_ref())
+            .ok_or_else(|| {
+                invalid(
+                    ctx.at(name.span()),
+                    format!(
+                        "`{}` is not an exposed output of the FMU `{}`",
+                        name.get_ref(),
+                        f.name
+                    ),
+                )
+            })?;
+        s[(i, k)] = 1.0;
+    }
+    match &e.c {
+        None => Ok(s),
+        Some(c) => {
+            let c_at = ctx.at(c.span());
+            let c = ctx.matrix(c, "C")?;
+            if c.ncols() != names.len() {
+                return Err(invalid(
+                    c_at,
+                    format!(
+                        "C has {} columns; the sensor measures {} outputs",
+                        c.ncols(),
+                        names.len()
+                    ),
+                ));
+            }
+            Ok(c * s)
+        }
+    }
+}
+
+/// A controller's input map on an FMU: `inputs` names the FMU inputs it
+/// drives, u enters them through `B` (default I): g = S B u, S placing
+/// the named inputs among the FMU system's entries.
+fn fmu_input(ctx: Ctx<'_>, e: &ControllerEntry, f: &FmuInterface, at: &Place) -> Result<PlanInput> {
+    if let Some(g) = &e.g {
+        return Err(invalid(
+            ctx.at(g.span()),
+            "an FMU's inputs are driven through `inputs` (and an optional `B`), not `g`".into(),
+        ));
+    }
+    let names = match e.inputs.as_ref().map(|i| (i, i.get_ref())) {
+        Some((_, Inputs::Gates(names))) if !names.is_empty() => names,
+        Some((i, _)) => {
+            return Err(invalid(
+                ctx.at(i.span()),
+                format!(
+                    "on the FMU `{}`, `inputs` is the list of the FMU inputs driven, e.g. inputs = [\"u\"]",
+                    f.name
+                ),
+            ))
+        }
+        None => {
+            return Err(invalid(
+                at.clone(),
+                format!(
+                    "a controller on the FMU `{}` names the inputs it drives: `inputs = [\"…\"]`",
+                    f.name
+                ),
+            ))
+        }
+    };
+    let n = f.dim();
+    let mut s = DMatrix::zeros(n, names.len());
+    for (j, name) in names.iter().enumerate() {
+        let k = f.inputs.iter().position(|i| i == name).ok_or_else(|| {
+            invalid(
+                at.clone(),
+                format!("`{name}` is not an exposed input of the FMU `{}`", f.name),
+            )
+        })?;
+        s[(f.outputs.len() + k, j)] = 1.0;
+    }
+    match &e.b {
+        None => Ok(PlanInput::Matrix(s)),
+        Some(b) => {
+            let b_at = ctx.at(b.span());
+            let b = ctx.matrix(b, "B")?;
+            if b.nrows() != names.len() {
+                return Err(invalid(
+                    b_at,
+                    format!(
+                        "B has {} rows; the controller drives {} FMU inputs",
+                        b.nrows(),
+                        names.len()
+                    ),
+                ));
+            }
+            Ok(PlanInput::Matrix(s * b))
+        }
+    }
+}
+
+/// `nominal = { A, B }`: A square, B with as many rows.
+fn nominal_plant(ctx: Ctx<'_>, n: &NominalTable) -> Result<(DMatrix<f64>, DMatrix<f64>)> {
+    let a = ctx.matrix(&n.a, "nominal A")?;
+    let b = ctx.matrix(&n.b, "nominal B")?;
+    if a.nrows() != a.ncols() {
+        return Err(invalid(
+            ctx.at(n.a.span()),
+            format!(
+                "nominal A is {}×{}; it must be square",
+                a.nrows(),
+                a.ncols()
+            ),
+        ));
+    }
+    if b.nrows() != a.nrows() {
+        return Err(invalid(
+            ctx.at(n.b.span()),
+            format!("nominal B has {} rows; A has {}", b.nrows(), a.nrows()),
+        ));
+    }
+    Ok((a, b))
 }
 
 fn located(at: &Place, e: ControlError, places: &Places) -> ScenarioError {
@@ -662,7 +843,9 @@ fn unused(at: &Place, p: &LawParams) -> Result<()> {
 }
 
 /// Builds a fresh loop (new law instances) on a plant simulation of the
-/// given strategy; the sensors in `fed` read a value set from outside.
+/// given strategy, or on `plant` when given (created with the plan's
+/// [`ControlPlan::times`] in its time base); the sensors in `fed` read a
+/// value set from outside.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn instantiate(
     plan: &ControlPlan,
@@ -673,6 +856,7 @@ pub(super) fn instantiate(
     catalog: &dyn LawCatalog,
     places: &Places,
     fed: &[SensorId],
+    plant: Option<Box<dyn Simulation>>,
 ) -> Result<ControlLoop> {
     let mut lb = ControlLoopBuilder::new(Arc::clone(model));
     for s in &plan.sensors {
@@ -710,10 +894,13 @@ pub(super) fn instantiate(
     for c in &plan.controllers {
         check_law(&c.at, "controller", &c.law, &controller_laws)?;
         let params = LawParams::new(&c.name, c.params.clone());
-        let law = catalog
+        let mut law = catalog
             .controller(&c.law, &params)
             .map_err(|e| located(&c.at, e, places))?;
         unused(&c.at, &params)?;
+        if let Some((a, b)) = &c.nominal {
+            law = Box::new(WithNominalPlant::new(law, a.clone(), b.clone()));
+        }
         lb.add_controller(
             &c.name,
             c.input,
@@ -741,7 +928,11 @@ pub(super) fn instantiate(
     }
     // Errors of the loop as a whole (initialisation of laws, the clock) are
     // located at the object they name, or at [simulation].
-    lb.build_with(strategy, settings, ed_settings).map_err(|e| {
+    let built = match plant {
+        Some(p) => lb.build(p),
+        None => lb.build_with(strategy, settings, ed_settings),
+    };
+    built.map_err(|e| {
         let name = e
             .object()
             .map(|o| o.split('.').next().unwrap_or(o).to_string());

@@ -30,10 +30,12 @@
 
 mod build;
 mod control;
+pub mod cosim_build;
 pub mod cosim_plan;
 pub mod error;
 pub mod expr;
 pub mod fmi;
+mod nominal;
 mod params;
 mod parsed;
 pub mod record;
@@ -47,9 +49,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use control::ControlPlan;
+pub use cosim_build::{FmuCausality, FmuInterface, FmuVariables};
 pub use cosim_plan::{ConnectionPlan, CosimPlan, Endpoint, FmuPlan};
 pub use error::{Place, Result, ScenarioError};
 pub use fmi::{FmiInput, FmiSpec, InputTarget};
+pub use nominal::WithNominalPlant;
 pub use record::{Column, Variable, DEFAULT_COLUMN_LIMIT};
 pub use schema::Quantity;
 
@@ -57,7 +61,7 @@ use self::error::Source;
 use self::schema::ScenarioFile;
 use nonsmooth::control::{ControlLoop, LawCatalog, NoLaws};
 use nonsmooth::modelling::Model;
-use nonsmooth::simulation::{EventDrivenSettings, Strategy, TimeSteppingSettings};
+use nonsmooth::simulation::{EventDrivenSettings, Simulation, Strategy, TimeSteppingSettings};
 
 /// A plot of recorded columns, as given by a `[[plots]]` entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -201,6 +205,29 @@ impl Scenario {
         cosim_plan::plan(&self.source, &self.file, &self.overrides)
     }
 
+    /// Builds a co-simulation scenario around its FMUs (see
+    /// [`cosim_build`]): `plan` is [`Scenario::cosim_plan`]'s, `vars` the
+    /// variables of each FMU in plan order (read by the caller from the
+    /// FMUs). Returns the built scenario — its model holds one interface
+    /// system per FMU — and what each FMU must expose, in the order of its
+    /// system's entries. Its loop runs on the caller's co-simulation:
+    /// [`BuiltScenario::control_loop_on`].
+    pub fn build_cosim_with(
+        &self,
+        catalog: Arc<dyn LawCatalog>,
+        plan: &CosimPlan,
+        vars: &[FmuVariables],
+    ) -> Result<(BuiltScenario, Vec<FmuInterface>)> {
+        cosim_build::build(
+            &self.source,
+            &self.file,
+            &self.overrides,
+            Catalog(catalog),
+            plan,
+            vars,
+        )
+    }
+
     /// The text of the file.
     pub fn text(&self) -> &str {
         self.source.text()
@@ -258,6 +285,9 @@ pub struct BuiltScenario {
     /// What an exported FMU exposes (`[fmi]`, see docs/fmi.md).
     pub fmi: FmiSpec,
     places: Places,
+    /// Built by [`Scenario::build_cosim_with`]: the plant is the caller's
+    /// co-simulation.
+    cosim: bool,
 }
 
 impl BuiltScenario {
@@ -287,6 +317,12 @@ impl BuiltScenario {
     /// As [`BuiltScenario::control_loop`], with the given strategy for the
     /// plant (the scenario's own is [`BuiltScenario::strategy`]).
     pub fn control_loop_with(&self, strategy: Strategy) -> Result<ControlLoop> {
+        if self.cosim {
+            return Err(ScenarioError::Invalid {
+                at: self.places.simulation.clone(),
+                reason: "a co-simulation scenario runs on its FMUs: its loop is built on the master (BuiltScenario::control_loop_on)".into(),
+            });
+        }
         let mut cl = control::instantiate(
             &self.control,
             &self.model,
@@ -296,6 +332,7 @@ impl BuiltScenario {
             self.catalog.0.as_ref(),
             &self.places,
             &self.fmi.fed_sensors(),
+            None,
         )?;
         if self.fmi.inputs.iter().any(|i| i.start != 0.0) {
             self.fmi
@@ -306,6 +343,30 @@ impl BuiltScenario {
                 })?;
         }
         Ok(cl)
+    }
+
+    /// Sets up the run on a given plant simulation of this scenario's model
+    /// (a co-simulation of its FMUs, built with the periods, offsets and
+    /// delays of [`ControlPlan::times`] in its time base): fresh sensors,
+    /// observers and controllers around it.
+    pub fn control_loop_on(&self, plant: Box<dyn Simulation>) -> Result<ControlLoop> {
+        control::instantiate(
+            &self.control,
+            &self.model,
+            self.strategy,
+            &self.settings,
+            &self.event_driven,
+            self.catalog.0.as_ref(),
+            &self.places,
+            &[],
+            Some(plant),
+        )
+    }
+
+    /// True for a co-simulation scenario (built by
+    /// [`Scenario::build_cosim_with`]).
+    pub fn is_cosim(&self) -> bool {
+        self.cosim
     }
 
     /// Writes the current row (t, then the columns) of a run of this

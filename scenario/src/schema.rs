@@ -406,11 +406,14 @@ pub type LawParamTable = Spanned<BTreeMap<String, Spanned<toml::Value>>>;
 pub struct SensorEntry {
     /// Name.
     pub name: SStr,
-    /// The measured system.
+    /// The measured system (or FMU).
     pub system: SStr,
-    /// C.
+    /// C: y = C x for a native system; for an FMU, y = C (its `outputs`)
+    /// (default: the identity).
     #[serde(rename = "C")]
-    pub c: SMat,
+    pub c: Option<SMat>,
+    /// An FMU's measured variables, by name (docs/cosimulation.md).
+    pub outputs: Option<Spanned<Vec<SStr>>>,
     /// Interactions whose λ follow C x in the measurement.
     pub contacts: Option<Spanned<Vec<SStr>>>,
     /// Feedthrough D (p × m) of a controller's applied input: y = C x + D u.
@@ -475,8 +478,24 @@ pub struct ControllerEntry {
     pub delay: Option<SQ>,
     /// Input held before the first application.
     pub u0: Option<SVec>,
+    /// A nominal linear plant ẋ = A x + B u given to a model-based law in
+    /// place of the system's own model (needed around an FMU, whose
+    /// equations are hidden).
+    pub nominal: Option<Spanned<NominalTable>>,
     /// Parameters of the law.
     pub params: Option<LawParamTable>,
+}
+
+/// `nominal = { A = …, B = … }` of a controller.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NominalTable {
+    /// A (n × n).
+    #[serde(rename = "A")]
+    pub a: SMat,
+    /// B (n × m).
+    #[serde(rename = "B")]
+    pub b: SMat,
 }
 
 /// `[fmi]`: how the scenario appears as an FMU (docs/fmi.md).

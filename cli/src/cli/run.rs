@@ -83,7 +83,14 @@ pub fn long_help() -> &'static str {
        1  the simulation failed (the message gives t and the step), or an\n     \
           output could not be written\n  \
        2  bad input: unreadable or invalid scenario (reported as file:line:column),\n     \
-          unknown parameter in --set, invalid settings"
+          unknown parameter in --set, invalid settings; for a co-simulation\n     \
+          ([[fmus]]): a missing or unusable FMU, an unknown variable, a variable\n     \
+          of the wrong causality\n\n\
+     A scenario with [[fmus]] runs FMI 2.0 co-simulation FMUs as the plant, with\n\
+     the scenario's sensors and controllers on their outputs and inputs\n\
+     (docs/cosimulation.md); --events logs their communication points\n\
+     (kind `communication`, object = the FMU). An FMU failing (at set-up or in\n\
+     a step) exits with 1, naming the FMU and the time."
 }
 
 /// Why the command stopped.
@@ -105,6 +112,21 @@ fn prepare(args: &RunArgs) -> Result<(BuiltScenario, ControlLoop), Failure> {
     let mut scenario = Scenario::from_file(&args.file).map_err(bad)?;
     for (name, value) in &args.set {
         scenario.set_parameter(name, quantity(value)).map_err(bad)?;
+    }
+    if scenario.cosim_plan().map_err(bad)?.is_some() {
+        // A co-simulation: the FMUs of [[fmus]] are the plant.
+        if let Some(s) = args.strategy.filter(|&s| s != Strategy::TimeStepping) {
+            return Err(Failure::BadInput(format!(
+                "--strategy {s}: a co-simulation steps its FMUs at their communication points \
+                 (time-stepping only)"
+            )));
+        }
+        return nonsmooth_cosim::scenario::build(&scenario, crate::cli::laws()).map_err(
+            |e| match e {
+                nonsmooth_cosim::scenario::BuildError::Fmu { .. } => Failure::Failed(e.to_string()),
+                e => Failure::BadInput(e.to_string()),
+            },
+        );
     }
     let built = scenario.build_with(crate::cli::laws()).map_err(bad)?;
     let strategy = args.strategy.unwrap_or(built.strategy);

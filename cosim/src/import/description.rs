@@ -79,6 +79,11 @@ pub struct Variable {
     pub start: Option<Start>,
     /// Its description.
     pub description: Option<String>,
+    /// Its unit, for a real whose `declaredType` names a `<SimpleType>` of
+    /// `<TypeDefinitions>` with a `unit`. A `unit` written on the
+    /// variable's own `<Real>` element is not read: the `fmi` crate's
+    /// FMI 2.0 schema (fmi-schema 0.7) does not keep it.
+    pub unit: Option<String>,
 }
 
 /// The co-simulation capabilities the FMU declares.
@@ -126,11 +131,27 @@ impl Description {
         md: &schema::Fmi2ModelDescription,
         cs: &schema::CoSimulation,
     ) -> Self {
+        let unit_of = |declared: &Option<String>| -> Option<String> {
+            let name = declared.as_deref()?;
+            md.type_definitions
+                .as_ref()?
+                .types
+                .iter()
+                .find(|t| t.name == name)
+                .and_then(|t| match &t.elem {
+                    schema::SimpleTypeElement::Real(r) => r.unit.clone(),
+                    _ => None,
+                })
+        };
         let variables = md
             .model_variables
             .variables
             .iter()
             .map(|v| {
+                let unit = match &v.elem {
+                    ScalarVariableElement::Real(r) => unit_of(&r.declared_type),
+                    _ => None,
+                };
                 let (kind, start) = match &v.elem {
                     ScalarVariableElement::Real(r) => (VarType::Real, r.start.map(Start::Real)),
                     ScalarVariableElement::Integer(i) => {
@@ -163,6 +184,7 @@ impl Description {
                     kind,
                     start,
                     description: v.description.clone(),
+                    unit,
                 }
             })
             .collect();

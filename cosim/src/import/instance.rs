@@ -249,7 +249,26 @@ impl Instance {
                 reason: "stepped before initialisation".into(),
             });
         }
-        match self.inner.do_step(self.time, h, true) {
+        // fmi2DoStep may return fmi2Pending (an asynchronous step, which
+        // the master does not request: canRunAsynchronuously is not used);
+        // the `fmi` crate 0.7 panics on that status instead of returning
+        // it. The panic is caught here and becomes a typed error, the
+        // instance unusable afterwards.
+        let t = self.time;
+        let inner = &mut self.inner;
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.do_step(t, h, true)));
+        let Ok(result) = result else {
+            self.phase = Phase::Failed;
+            return Err(CosimError::Call {
+                fmu: self.name.clone(),
+                call: "fmi2DoStep",
+                status: "Pending or not an FMI status (asynchronous steps are not supported)"
+                    .into(),
+                time: t,
+            });
+        };
+        match result {
             Ok(_) => {
                 self.time = t_next;
                 Ok(StepResult::Done)

@@ -40,7 +40,6 @@
 //! and the time.
 
 mod build;
-mod nominal;
 mod runtime;
 mod state;
 
@@ -50,7 +49,9 @@ use nonsmooth::modelling::Model;
 use nonsmooth::simulation::{Event, EventManager, TimeBase};
 
 pub use build::{Connection, Coupling, FmuSpec, MasterSettings};
-pub use nominal::WithNominalPlant;
+/// Kept here for users of the master: the wrapper lives in the scenario
+/// crate, which gives it to controllers with `nominal = { A, B }`.
+pub use nonsmooth_scenario::WithNominalPlant;
 pub use state::CoSimState;
 
 use crate::import::{Instance, SavedState, Variable};

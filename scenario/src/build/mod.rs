@@ -12,7 +12,7 @@ pub(crate) mod circuits;
 mod functions;
 mod interactions;
 mod nonlinear_relations;
-mod output;
+pub(crate) mod output;
 mod systems;
 
 use std::collections::{BTreeMap, HashMap};
@@ -176,7 +176,7 @@ pub(super) fn build(
 
     let (model, circuit_states, gates) = model(ctx, file, &mut places)?;
     let model = Arc::new(model);
-    let control = control_plan::plan(ctx, file, &model, &gates, &words)?;
+    let control = control_plan::plan(ctx, file, &model, &gates, &words, &[])?;
     let control_vars = control_variables(&control, &model, &all, &catalog, &places)?;
     let columns = output::columns(ctx, file, &model, &control_vars, &circuit_states)?;
     let plots = output::plots(ctx, file, &model, &control_vars, &columns)?;
@@ -198,6 +198,7 @@ pub(super) fn build(
         plots,
         fmi,
         places,
+        cosim: false,
     })
 }
 
@@ -239,6 +240,7 @@ fn control_variables(
         catalog.0.as_ref(),
         places,
         &[],
+        None,
     )?;
     Ok(output::control_variables(&probe, control))
 }

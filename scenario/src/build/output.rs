@@ -71,7 +71,7 @@ pub(super) fn columns(
 }
 
 /// The `[[plots]]` entries, each of recorded columns.
-pub(super) fn plots(
+pub(crate) fn plots(
     ctx: Ctx<'_>,
     file: &ScenarioFile,
     model: &Model,
@@ -155,7 +155,7 @@ fn plot(
 }
 
 /// The recordable variables of the control objects of a built loop.
-pub(super) fn control_variables(cl: &ControlLoop, plan: &ControlPlan) -> ControlVariables {
+pub(crate) fn control_variables(cl: &ControlLoop, plan: &ControlPlan) -> ControlVariables {
     let mut out = Vec::new();
     for (k, name) in plan.sensor_names().enumerate() {
         let p = cl.sensor_output(SensorId(k)).len();

@@ -1,6 +1,9 @@
-//! Model-based laws around an FMU: an FMU does not reveal its equations, so
-//! a law that needs the plant's linear model (sliding mode, observers'
-//! gains) is given a nominal one by the user.
+//! Model-based laws with a nominal plant: an FMU does not reveal its
+//! equations, so a law that needs the plant's linear model (sliding mode,
+//! observers' gains) is given a nominal one by the user (a controller's
+//! `nominal = { A = …, B = … }` in a scenario file, or this wrapper in
+//! Rust). Also usable around a native system, to design a law on a model
+//! other than the simulated one.
 
 use nalgebra::DMatrix;
 use nonsmooth::control::{ControlError, Controller, ControllerSetup, LinearPlant};
