@@ -103,10 +103,11 @@ impl Contacts {
             let blocks = self.cols[s..e].iter().zip(&self.vals[s..e]);
             if d == 3 {
                 let [mut o0, mut o1, mut o2] = *out;
+                // r as contact triples: one bounds check per block.
+                let (triples, _) = r.as_chunks::<3>();
                 for (&c, w) in blocks {
-                    let rc: &[f64; 3] = match r[c * 3..c * 3 + 3].try_into() {
-                        Ok(v) => v,
-                        Err(_) => continue,
+                    let Some(rc) = triples.get(c) else {
+                        continue;
                     };
                     for b in 0..3 {
                         o0 += w[b * 3] * rc[b];

@@ -95,6 +95,15 @@ impl Nsgs {
 
     /// One sweep; returns (‖Δr‖², ‖r‖²).
     pub(crate) fn sweep(&mut self, p: &FrictionProblem, r: &mut [f64]) -> (f64, f64) {
+        // The contact dimension as a constant: the per-contact loops unroll.
+        if p.dim == 3 {
+            self.sweep_d::<3>(p, r)
+        } else {
+            self.sweep_d::<2>(p, r)
+        }
+    }
+
+    fn sweep_d<const D: usize>(&mut self, p: &FrictionProblem, r: &mut [f64]) -> (f64, f64) {
         let nc = p.contacts();
         if let Some(rng) = self.rng.as_mut() {
             self.order.shuffle(rng);
@@ -103,59 +112,61 @@ impl Nsgs {
         if self.rng.is_some() {
             for k in 0..nc {
                 let i = self.order[k];
-                self.visit(p, i, r, &mut dr2, &mut r2);
+                self.visit::<D>(p, i, r, &mut dr2, &mut r2);
             }
         } else {
             for i in 0..nc {
-                self.visit(p, i, r, &mut dr2, &mut r2);
+                self.visit::<D>(p, i, r, &mut dr2, &mut r2);
             }
         }
         (dr2, r2)
     }
 
     /// Solves contact i's local problem with the others frozen; adds its
-    /// ‖Δr_i‖² and ‖r_i‖² to `dr2` and `r2`.
-    #[inline]
-    fn visit(&self, p: &FrictionProblem, i: usize, r: &mut [f64], dr2: &mut f64, r2: &mut f64) {
-        let d = p.dim;
+    /// ‖Δr_i‖² and ‖r_i‖² to `dr2` and `r2`. `D` is the contact dimension
+    /// (2 or 3, `p.dim`).
+    #[inline(always)]
+    fn visit<const D: usize>(
+        &self,
+        p: &FrictionProblem,
+        i: usize,
+        r: &mut [f64],
+        dr2: &mut f64,
+        r2: &mut f64,
+    ) {
         let mut ql = [0.0; 3];
-        {
-            self.contacts.local_q(p, i, r, &mut ql);
-            let w = &self.contacts.diag[i];
-            let mu = p.mu[i];
-            let ri = &mut r[i * d..i * d + d];
-            let mut old = [0.0; 3];
-            old[..d].copy_from_slice(ri);
-            let scale = ql[..d].iter().fold(0.0f64, |m, v| m.max(v.abs()))
-                + ri.iter().fold(0.0f64, |m, v| m.max(v.abs()))
-                    * (0..d).fold(0.0f64, |m, k| m.max(w[k][k].abs()));
-            let tol = self.local_rel * scale + f64::MIN_POSITIVE;
-            match self.local {
-                LocalSolver::NewtonAc => {
-                    // Literal sizes let the inlined local solver unroll.
-                    let ok = if d == 3 {
-                        local::newton_ac(3, w, &ql, mu, ri, tol, 10)
-                    } else {
-                        local::newton_ac(2, w, &ql, mu, ri, tol, 10)
-                    };
-                    if !ok {
-                        local::projection(d, w, &ql, mu, ri, tol, 20);
-                    }
-                }
-                LocalSolver::Projection => {
-                    local::projection(d, w, &ql, mu, ri, tol, 1);
+        self.contacts.local_q(p, i, r, &mut ql);
+        let w = &self.contacts.diag[i];
+        let mu = p.mu[i];
+        let ri: &mut [f64; D] = match (&mut r[i * D..i * D + D]).try_into() {
+            Ok(ri) => ri,
+            Err(_) => return,
+        };
+        let old = *ri;
+        let scale = ql[..D].iter().fold(0.0f64, |m, v| m.max(v.abs()))
+            + ri.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+                * (0..D).fold(0.0f64, |m, k| m.max(w[k][k].abs()));
+        let tol = self.local_rel * scale + f64::MIN_POSITIVE;
+        match self.local {
+            LocalSolver::NewtonAc => {
+                // Literal sizes let the inlined local solver unroll.
+                if !local::newton_ac(D, w, &ql, mu, ri, tol, 10) {
+                    local::projection(D, w, &ql, mu, ri, tol, 20);
                 }
             }
-            if self.omega != 1.0 {
-                for k in 0..d {
-                    ri[k] = self.omega * ri[k] + (1.0 - self.omega) * old[k];
-                }
-                project_on_cone(ri, mu);
+            LocalSolver::Projection => {
+                local::projection(D, w, &ql, mu, ri, tol, 1);
             }
-            for k in 0..d {
-                *dr2 += (ri[k] - old[k]) * (ri[k] - old[k]);
-                *r2 += ri[k] * ri[k];
+        }
+        if self.omega != 1.0 {
+            for k in 0..D {
+                ri[k] = self.omega * ri[k] + (1.0 - self.omega) * old[k];
             }
+            project_on_cone(ri, mu);
+        }
+        for k in 0..D {
+            *dr2 += (ri[k] - old[k]) * (ri[k] - old[k]);
+            *r2 += ri[k] * ri[k];
         }
     }
 

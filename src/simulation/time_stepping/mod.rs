@@ -388,18 +388,59 @@ impl TimeStepping {
         Ok(())
     }
 
+    #[inline]
     fn integrate(&mut self, tick1: i64, t1: f64) -> Result<(), SimulationError> {
         debug_assert_eq!(t1, self.base.seconds(tick1));
         let t0 = self.now();
+        let step = self.stats.steps + 1;
+        if self.all_linear {
+            if self.inters.is_empty() {
+                return self.integrate_alone(t0, t1, step);
+            }
+            return self.integrate_linear(t0, t1, step);
+        }
+        self.integrate_nonlinear(t0, t1, step)
+    }
+
+    /// One step of linear systems that no interaction links: each system's
+    /// own update, x_{k+1} = x_free (v_{k+1} = v_free and the position
+    /// update for Lagrangian systems); there is no activation and no
+    /// one-step problem. The operations of [`Self::integrate_linear`] for
+    /// the same model, in the same order. A step that fails leaves the state
+    /// of its start.
+    #[inline]
+    fn integrate_alone(&mut self, t0: f64, t1: f64, step: u64) -> Result<(), SimulationError> {
+        let (h, theta) = (self.settings.step, self.settings.theta);
+        self.stats.newton_iterations += 1;
+        let systems = self.model.systems();
+        for k in 0..self.sys.len() {
+            let (w, ds) = (&mut self.sys[k], &systems[k].ds);
+            w.prepare_linear_step(ds, t1, h, theta)?;
+            if !w.linear_step_alone(ds, t0, t1, h, theta)? {
+                let object = w.name.clone();
+                self.sys[..=k]
+                    .iter_mut()
+                    .for_each(SystemWork::restore_start);
+                return Err(SimulationError::NonFinite {
+                    t: t1,
+                    step,
+                    object,
+                });
+            }
+        }
+        self.stats.steps += 1;
+        Ok(())
+    }
+
+    /// One step of a model with a nonlinear system or relation: Newton
+    /// iterations over the free state, the one-step problem and the update.
+    #[inline(never)]
+    fn integrate_nonlinear(&mut self, t0: f64, t1: f64, step: u64) -> Result<(), SimulationError> {
         let (h, theta, gamma) = (
             self.settings.step,
             self.settings.theta,
             self.settings.activation_gamma,
         );
-        let step = self.stats.steps + 1;
-        if self.all_linear {
-            return self.integrate_linear(t0, t1, step);
-        }
         let model = Arc::clone(&self.model);
         // One pass: start values, then the first free state.
         for (w, s) in self.sys.iter_mut().zip(model.systems()) {
@@ -509,6 +550,7 @@ impl TimeStepping {
     /// for the zero-order hold), assembled in place. The same operations as
     /// the general path, in the same order. A step that fails leaves the
     /// state of its start.
+    #[inline(never)]
     fn integrate_linear(&mut self, t0: f64, t1: f64, step: u64) -> Result<(), SimulationError> {
         let (h, theta, gamma) = (
             self.settings.step,
@@ -527,23 +569,6 @@ impl TimeStepping {
         } = self;
         let model: &Model = model;
         stats.newton_iterations += 1;
-        if inters.is_empty() {
-            // Uncoupled systems: each one's whole step in one pass.
-            for (k, (w, s)) in sys.iter_mut().zip(model.systems()).enumerate() {
-                w.prepare_linear_step(&s.ds, t1, h, theta)?;
-                if !w.linear_step_alone(&s.ds, t0, t1, h, theta)? {
-                    let object = w.name.clone();
-                    sys[..=k].iter_mut().for_each(SystemWork::restore_start);
-                    return Err(SimulationError::NonFinite {
-                        t: t1,
-                        step,
-                        object,
-                    });
-                }
-            }
-            stats.steps += 1;
-            return Ok(());
-        }
         // W(t_{k+1}) first: the only step that can fail before the state moves.
         for (w, s) in sys.iter_mut().zip(model.systems()) {
             w.prepare_linear_step(&s.ds, t1, h, theta)?;

@@ -290,15 +290,28 @@ impl SystemWork {
         h: f64,
         theta: f64,
     ) -> Result<(), SimulationError> {
-        if self.free_in_state && self.free_increment.is_some() && !self.has_control {
-            // v_free = v_k + Δv (undamped LTI Lagrangian without input).
-            let dv = self.free_increment.as_deref().unwrap_or_default();
-            small::sum_into(&mut self.v, &self.v_start, dv);
-            return Ok(());
+        if self.free_in_state {
+            // The two linear schemes whose free unknown is computed straight
+            // into the state buffer, from the start state (the operations of
+            // the general code, without its dispatch).
+            if let (Some(z), DynamicalSystem::FirstOrderLinear(d)) = (&mut self.zoh, ds) {
+                // x_free = Φ x_k + Γ (b(t_{k+1}) + g) (zero-order hold).
+                let g = self.has_control.then_some(self.control.as_slice());
+                z.free(&self.q_start, d.b.as_ref(), g, t1, &mut self.q);
+                return Ok(());
+            }
+            if let (Some(dv), false) = (&self.free_increment, self.has_control) {
+                // v_free = v_k + Δv (undamped LTI Lagrangian without input).
+                small::sum_into(&mut self.v, &self.v_start, dv);
+                return Ok(());
+            }
         }
         self.compute_free_general(ds, t0, t1, h, theta)
     }
 
+    /// [`Self::compute_free`] for every other case: kept out of line so
+    /// that the linear routes above stay small where they are inlined.
+    #[inline(never)]
     fn compute_free_general(
         &mut self,
         ds: &DynamicalSystem,
@@ -425,6 +438,11 @@ impl SystemWork {
         h: f64,
         theta: f64,
     ) -> Result<bool, SimulationError> {
+        if self.free_in_state {
+            if let Some(finite) = self.zero_order_hold_alone(ds, t1) {
+                return Ok(finite);
+            }
+        }
         self.swap_start();
         self.compute_free(ds, t0, t1, h, theta)?;
         Ok(self.finish_linear_step(h, theta))
