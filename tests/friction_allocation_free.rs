@@ -165,3 +165,100 @@ fn sparse_newton_second_solve_of_the_same_pattern_allocates_nothing() {
         assert_eq!(after - before, 0, "{name} allocated on its second solve");
     }
 }
+
+/// A column of `beads` resting beads (gap 0) with Coulomb friction on every
+/// contact and horizontal velocities 0.5·sin(i) (neighbours slide, then
+/// stick): every contact is active at every step, so the one-step problem
+/// keeps its block pattern.
+fn resting_frictional_column(beads: usize) -> nonsmooth::simulation::TimeStepping {
+    use nonsmooth_scenario::Scenario;
+    let text = r#"
+name = "resting_column"
+
+[parameters]
+beads = 10
+radius = 0.1
+
+[simulation]
+t_end = 10
+step = 1e-3
+
+[[systems]]
+repeat = { i = "0 .. beads" }
+name = "bead{i}"
+type = "lagrangian_linear"
+q0 = ["radius + i*2*radius", 0]
+v0 = [0, "0.5*sin(i)"]
+mass_diagonal = [1, 1]
+fext = [-9.81, 0]
+
+[[interactions]]
+name = "ground"
+systems = ["bead0"]
+relation = { type = "lagrangian_linear", H = [[1, 0], [0, 1]], b = ["-radius", 0] }
+law = { type = "newton_impact_friction", restitution = 0.5, friction = 0.3, dimension = 2 }
+
+[[interactions]]
+repeat = { i = "1 .. beads" }
+name = "contact{i}"
+systems = ["bead{i-1}", "bead{i}"]
+relation = { type = "lagrangian_linear", H = [[-1, 0, 1, 0], [0, -1, 0, 1]], b = ["-2*radius", 0] }
+law = { type = "newton_impact_friction", restitution = 0.5, friction = 0.3, dimension = 2 }
+
+[output]
+record = ["bead0.q"]
+"#;
+    let mut scenario = Scenario::from_str(text, "column.toml").unwrap();
+    scenario.set_parameter("beads", beads as f64).unwrap();
+    let built = scenario.build().unwrap();
+    nonsmooth::simulation::TimeStepping::new(built.model.clone(), built.settings.clone()).unwrap()
+}
+
+/// Moreau–Jean steps with frictional contacts over an unchanged set of
+/// active contacts in unchanged states allocate nothing: W's block pattern
+/// is kept and written in place, the solvers reuse their work areas (20
+/// beads, 40 unknowns, and 120 beads, 240 unknowns; both on the sparse
+/// Newton path). The neighbours slide until about t = 0.41 s (120 beads),
+/// and a change of the contacts' states may grow the sparse LU's factors
+/// (faer reallocates them to the new fill): the count starts at t = 0.5 s,
+/// once every contact sticks (checked). The counter is checked to see the
+/// set-up's allocations, and the counted steps to solve real problems.
+#[test]
+fn frictional_time_steps_over_the_same_contacts_allocate_nothing() {
+    use nonsmooth::modelling::InteractionId;
+    for beads in [20, 120] {
+        let before = allocations();
+        let mut sim = resting_frictional_column(beads);
+        for _ in 0..500 {
+            sim.step().unwrap();
+        }
+        assert!(allocations() > before, "the counter sees the set-up");
+        for k in 0..beads {
+            let status = sim.contact_status(InteractionId(k))[0];
+            assert_eq!(status, 1.0, "{beads} beads: contact {k} sticks at t = 0.5");
+        }
+        let stats = sim.statistics();
+        let before = allocations();
+        for _ in 0..300 {
+            sim.step().unwrap();
+        }
+        let allocated = allocations() - before;
+        let solved = sim.statistics().solves - stats.solves;
+        assert_eq!(solved, 300, "{beads} beads: one problem per step");
+        assert_eq!(
+            allocated, 0,
+            "{beads} beads: steps allocated {allocated} times"
+        );
+        // Contact k carries the weight of the beads above it: λ_N = h m g
+        // (beads − k); the ground (k = 0) all of them. The solver's
+        // normalised error 1e-10 bounds the impulses' relative error by
+        // about cond(W)·1e-10, cond(W) ≈ (2·beads/π)² ≈ 6·10³ for the chain.
+        let ground = sim.lambda(InteractionId(0));
+        let expected = 1e-3 * 9.81 * beads as f64;
+        assert!(
+            (ground[0] - expected).abs() < 1e-6 * expected,
+            "{beads} beads: ground impulse {} against {expected}",
+            ground[0]
+        );
+    }
+}

@@ -17,6 +17,8 @@
 //! figure is the cost per step of `TimeStepping::step` (construction
 //! excluded), the best of `NONSMOOTH_BENCH_REPEAT` runs (default 5), each
 //! to `t_end` or `NONSMOOTH_BENCH_SECONDS` (default 5) of wall time.
+//! `NONSMOOTH_BENCH_SOLVER` names the frictional runs' one-step solver
+//! (`[simulation] solver`; `default` when unset).
 //!
 //! Run: `cargo bench -p nonsmooth-scenario --bench friction_stepping [N...]`
 //! (default N = 100 1000).
@@ -146,12 +148,20 @@ fn main() {
         sizes
     };
     let frictionless = frictionless();
+    // NONSMOOTH_BENCH_SOLVER: the frictional runs' one-step solver (default: "default").
+    let frictional = match std::env::var("NONSMOOTH_BENCH_SOLVER") {
+        Ok(name) => FRICTIONAL.replace(
+            "step = \"step\"\n",
+            &format!("step = \"step\"\nsolver = \"{name}\"\n"),
+        ),
+        Err(_) => FRICTIONAL.to_string(),
+    };
     println!("| N | frictionless µs/step (steps) | frictional µs/step (steps) | frictional / frictionless | solver iterations per step (frictional) |");
     println!("|---|---|---|---|---|");
     let mut fric = Vec::new();
     for &n in &sizes {
         let (f0, s0, t0, _) = per_step(&frictionless, n, budget, repeat);
-        let (f1, s1, t1, it) = per_step(FRICTIONAL, n, budget, repeat);
+        let (f1, s1, t1, it) = per_step(&frictional, n, budget, repeat);
         println!(
             "| {n} | {f0:.1} ({s0}/{t0}) | {f1:.1} ({s1}/{t1}) | {:.2} | {it:.1} |",
             f1 / f0

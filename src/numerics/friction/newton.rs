@@ -7,8 +7,9 @@
 //! t ∈ {1, ½, …, 2⁻²⁰} with ‖Φ(r + tΔ)‖² ≤ (1 − 2σt)‖Φ(r)‖², σ = 10⁻⁴
 //! (Armijo on ψ = ½‖Φ‖², whose slope along Δ is −‖Φ‖²); when no such t
 //! exists the full step is taken (at most 5 times in a row). A singular J is
-//! regularised (J + δ I). Beyond 200 unknowns with a block-sparse W the
-//! Jacobian is assembled and factored sparse (faer). It stops when the
+//! regularised (J + δ I). From 200 unknowns with a block-sparse W (from 24
+//! when at most a quarter of W's contact blocks are stored) the Jacobian is
+//! assembled and factored sparse (faer). It stops when the
 //! Siconos-normalised natural-map error meets the tolerance.
 
 use nalgebra::DMatrix;

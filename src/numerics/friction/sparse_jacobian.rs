@@ -1,6 +1,9 @@
 //! The Newton Jacobian J = D + E (W + σ I) assembled over the contact blocks
 //! of a block-sparse W and solved by faer's sparse LU. Used instead of the
-//! dense LU beyond [`SPARSE_FROM`] unknowns. A singular J is regularised as
+//! dense LU from [`SPARSE_FROM`] unknowns, and from [`SPARSE_SPARSE_FROM`]
+//! unknowns when at most a quarter of W's contact blocks are stored (a
+//! chain or a stack of contacts: there the dense LU's n³/3 flops already
+//! dominate at a few dozen unknowns). A singular J is regularised as
 //! in the dense case (J + δ I, δ growing from 10⁻¹² max|J|).
 //!
 //! J has the block pattern of W plus the diagonal blocks. The pattern — J's
@@ -22,6 +25,10 @@ use crate::numerics::matrix::Matrix;
 
 /// Smallest number of unknowns for which a block-sparse W is factored sparse.
 pub(crate) const SPARSE_FROM: usize = 200;
+
+/// Smallest number of unknowns for which a block-sparse W with at most a
+/// quarter of its n_c² contact blocks stored is factored sparse.
+pub(crate) const SPARSE_SPARSE_FROM: usize = 24;
 
 /// A d × d block, row-major in the top-left corner.
 type Block3 = [[f64; 3]; 3];
@@ -83,7 +90,10 @@ impl SparseJacobian {
     pub fn applies(p: &FrictionProblem) -> bool {
         let (d, nc) = (p.dim, p.contacts());
         match &p.w {
-            Matrix::BlockSparse(b) if p.size() >= SPARSE_FROM => {
+            Matrix::BlockSparse(b)
+                if p.size() >= SPARSE_FROM
+                    || (p.size() >= SPARSE_SPARSE_FROM && 4 * b.block_count() <= nc * nc) =>
+            {
                 let parts = b.parts();
                 let ok = |off: &[usize]| {
                     off.len() == nc + 1 && off.iter().enumerate().all(|(k, &o)| o == k * d)

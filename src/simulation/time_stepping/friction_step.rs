@@ -23,11 +23,15 @@
 //!
 //! Without equalities W is assembled block-sparse (one d × d block per pair
 //! of contacts whose interactions share a system: the cost follows the
-//! couplings, not (n_c d)²); its pattern is rebuilt, and allocated, at each
-//! step. With equalities W is dense and the elimination allocates its
+//! couplings, not (n_c d)²); its pattern is built when the set of active
+//! interactions changes and kept, values written in place, while it does
+//! not. With equalities W is dense and the elimination allocates its
 //! factorisation at each step.
-
-use std::collections::HashMap;
+//!
+//! With the `default` solver the problem is first given to the
+//! Alart–Curnier Newton method from the previous step's impulses (a few
+//! steps); the default chain runs, from the same start, only when that
+//! does not meet the tolerance.
 
 use nalgebra::DMatrix;
 
@@ -45,12 +49,24 @@ struct Sized {
     problem: FrictionProblem,
     r: Vec<f64>,
     u: Vec<f64>,
+    /// W's block pattern when W is block-sparse (None while dense).
+    pattern: Option<Pattern>,
 }
+
+/// Newton steps tried from the warm start before the default chain.
+const FIRST_NEWTON_STEPS: usize = 25;
 
 pub(crate) struct FrictionStep {
     /// Contact dimension of the problem (largest of the model).
     dim: usize,
     solver: Box<dyn FrictionSolver>,
+    /// With the `default` solver: the Alart–Curnier Newton method, at most
+    /// [`FIRST_NEWTON_STEPS`] steps, tried first from the previous step's
+    /// impulses (when the contact statuses do not change, the problem is
+    /// linear on each status and Newton ends in one or two steps).
+    first: Option<Box<dyn FrictionSolver>>,
+    /// The warm start, kept for the chain when the first try fails.
+    warm: Vec<f64>,
     /// Problems by number of contacts.
     sized: Vec<Option<Sized>>,
     /// Full row matrix A and vector b of the active rows, by row count.
@@ -77,7 +93,7 @@ pub(crate) struct FrictionStep {
 impl FrictionStep {
     pub fn new(
         inters: &[InteractionWork],
-        solver: &str,
+        name: &str,
         settings: SolverSettings,
     ) -> Result<Self, SimulationError> {
         let dim = inters
@@ -85,12 +101,26 @@ impl FrictionStep {
             .filter_map(|w| w.friction.map(|f| f.dim))
             .max()
             .unwrap_or(2);
-        let mut solver = friction_solver(solver, settings).map_err(SimulationError::Numerics)?;
+        let mut solver = friction_solver(name, settings).map_err(SimulationError::Numerics)?;
         solver.set_timed(false);
         let total: usize = inters.iter().map(|w| w.m).sum();
+        let first = if name == "default" {
+            let newton = SolverSettings {
+                max_iterations: Some(FIRST_NEWTON_STEPS),
+                ..settings
+            };
+            let mut first =
+                friction_solver("newton-ac", newton).map_err(SimulationError::Numerics)?;
+            first.set_timed(false);
+            Some(first)
+        } else {
+            None
+        };
         Ok(FrictionStep {
             dim,
             solver,
+            first,
+            warm: Vec::with_capacity(total * dim),
             sized: (0..=total).map(|_| None).collect(),
             full: (0..=total).map(|_| None).collect(),
             b: vec![0.0; total],
@@ -114,6 +144,7 @@ impl FrictionStep {
         model: &Model,
         sys: &[SystemWork],
         inters: &mut [InteractionWork],
+        fixed: bool,
         t: f64,
         step: u64,
     ) -> Result<Option<SolveReport>, SimulationError> {
@@ -179,7 +210,7 @@ impl FrictionStep {
             return Ok(None);
         }
         if self.eq_rows.is_empty() {
-            return self.solve_sparse(model, sys, inters, t, step);
+            return self.solve_sparse(model, sys, inters, fixed, t, step);
         }
         // A and b over the active rows, in natural order.
         let a_full = self.full[n].get_or_insert_with(|| DMatrix::zeros(n, n));
@@ -225,9 +256,11 @@ impl FrictionStep {
             },
             r: vec![0.0; size],
             u: vec![0.0; size],
+            pattern: None,
         });
         if !matches!(slot.problem.w, Matrix::Dense(_)) {
             slot.problem.w = Matrix::Dense(DMatrix::zeros(size, size));
+            slot.pattern = None;
         }
         let Matrix::Dense(wm) = &mut slot.problem.w else {
             unreachable!("dense contacts' problem")
@@ -300,80 +333,67 @@ impl FrictionStep {
     /// W_cc' = Σ_s H_c,s M_s⁻¹ H_c',sᵀ (the rows of the two contacts), and
     /// the identity on padded tangents; the cost is that of the couplings,
     /// not of (n_c d)².
+    ///
+    /// The pattern (which blocks are stored, and which products land in
+    /// which block) depends only on the set of active interactions: it is
+    /// built when that set changes and kept otherwise, the values being
+    /// written in place — a step over the same active set as the previous
+    /// problem of its size allocates nothing.
     fn solve_sparse(
         &mut self,
         model: &Model,
         sys: &[SystemWork],
         inters: &mut [InteractionWork],
+        fixed: bool,
         t: f64,
         step: u64,
     ) -> Result<Option<SolveReport>, SimulationError> {
         let d = self.dim;
         let nc = self.mu.len();
         let size = nc * d;
-        let mut index: HashMap<(usize, usize), usize> = HashMap::new();
-        let mut blocks: Vec<Block> = Vec::new();
-        let mut block_of = |ca: usize, cb: usize, blocks: &mut Vec<Block>| -> usize {
-            *index.entry((ca, cb)).or_insert_with(|| {
-                blocks.push(Block {
-                    row: ca,
-                    col: cb,
-                    values: vec![0.0; d * d],
-                });
-                blocks.len() - 1
-            })
-        };
         for (k, &a) in self.active.iter().enumerate() {
             let wa = &inters[a];
             let oa = self.offset[k];
             wa.free_output(sys, &mut self.b[oa..oa + wa.m]);
-            for (ka, &s) in wa.systems.iter().enumerate() {
-                let out_a = &wa.out[ka];
-                for b_id in model.interactions_of(SystemId(s)) {
-                    let ob = self.row_of[b_id.0];
-                    if ob == usize::MAX {
-                        continue;
-                    }
-                    let wb = &inters[b_id.0];
-                    let kb = wb
-                        .systems
-                        .iter()
-                        .position(|&x| x == s)
-                        .expect("linked system");
-                    let resp_b = &wb.resp[kb];
-                    for c in 0..wb.m {
-                        let pc = self.place[ob + c];
-                        for r in 0..wa.m {
-                            let pr = self.place[oa + r];
-                            let mut v = 0.0;
-                            for i in 0..out_a.ncols() {
-                                v += out_a[(r, i)] * resp_b[(i, c)];
-                            }
-                            let blk = block_of(pr / d, pc / d, &mut blocks);
-                            blocks[blk].values[(pc % d) * d + pr % d] += v;
-                        }
-                    }
-                }
-            }
         }
-        for &p in &self.padded {
-            let blk = block_of(p / d, p / d, &mut blocks);
-            blocks[blk].values[(p % d) * d + p % d] = 1.0;
-        }
-        let sizes = vec![d; nc];
-        let w =
-            BlockSparseMatrix::new(&sizes, &sizes, blocks).map_err(SimulationError::Numerics)?;
         let slot = self.sized[nc].get_or_insert_with(|| Sized {
             problem: FrictionProblem {
                 dim: d,
-                w: Matrix::BlockSparse(w.clone()),
+                w: Matrix::Dense(DMatrix::zeros(0, 0)),
                 q: vec![0.0; size],
                 mu: vec![0.0; nc],
             },
             r: vec![0.0; size],
             u: vec![0.0; size],
+            pattern: None,
         });
-        slot.problem.w = Matrix::BlockSparse(w);
+        let same = slot
+            .pattern
+            .as_ref()
+            .is_some_and(|pat| pat.active == self.active)
+            && matches!(slot.problem.w, Matrix::BlockSparse(_));
+        if !same {
+            let (w, pat) = build_pattern(
+                model,
+                inters,
+                &self.active,
+                &self.row_of,
+                &self.place,
+                &self.padded,
+                d,
+                nc,
+            )?;
+            slot.problem.w = Matrix::BlockSparse(w);
+            slot.pattern = Some(pat);
+        }
+        let (Matrix::BlockSparse(w), Some(pat)) = (&mut slot.problem.w, &slot.pattern) else {
+            unreachable!("block-sparse contacts' problem with its pattern")
+        };
+        // Constant blocks (`fixed`) over the same active set: W is the
+        // last one.
+        if !(same && fixed) {
+            fill_values(w, pat, inters, &self.row_of, &self.place, d);
+        }
         slot.problem.q.fill(0.0);
         slot.problem.mu.copy_from_slice(&self.mu);
         for (p, &row) in self.pos_row.iter().enumerate() {
@@ -408,10 +428,32 @@ impl FrictionStep {
         for &p in &self.padded {
             slot.r[p] = 0.0;
         }
-        let report = self
-            .solver
-            .solve(&slot.problem, &mut slot.r, &mut slot.u)
-            .map_err(SimulationError::Numerics)?;
+        let report = match &mut self.first {
+            // Newton from the previous step's impulses; the chain from the
+            // same start when it does not converge.
+            Some(first) => {
+                self.warm.clear();
+                self.warm.extend_from_slice(&slot.r);
+                let tried = first
+                    .solve(&slot.problem, &mut slot.r, &mut slot.u)
+                    .map_err(SimulationError::Numerics)?;
+                if tried.status.is_solved() {
+                    tried
+                } else {
+                    slot.r.copy_from_slice(&self.warm);
+                    let mut report = self
+                        .solver
+                        .solve(&slot.problem, &mut slot.r, &mut slot.u)
+                        .map_err(SimulationError::Numerics)?;
+                    report.iterations += tried.iterations;
+                    report
+                }
+            }
+            None => self
+                .solver
+                .solve(&slot.problem, &mut slot.r, &mut slot.u)
+                .map_err(SimulationError::Numerics)?,
+        };
         if !report.status.is_solved() {
             return Err(SimulationError::SolverFailed {
                 t,
@@ -446,5 +488,141 @@ impl FrictionStep {
             }
         }
         Ok(Some(report))
+    }
+}
+
+/// One product out_α,s · resp_β,s of the assembly of W: interactions α and
+/// β (both active) share system s, the `ka`-th of α and the `kb`-th of β.
+/// Entry (r, c) of the product (row r of α, row c of β) lands in stored
+/// block `Pattern::entry_block[at + c·m_α + r]` (an interaction with
+/// several contacts spreads its rows over several block rows).
+struct Product {
+    a: usize,
+    ka: usize,
+    b: usize,
+    kb: usize,
+    at: usize,
+}
+
+/// The block pattern of W over one set of active interactions.
+struct Pattern {
+    /// The active interactions it was built for.
+    active: Vec<usize>,
+    /// The products, in assembly order.
+    products: Vec<Product>,
+    /// Stored block of every product entry (see [`Product`]).
+    entry_block: Vec<usize>,
+    /// Padded tangent rows: (stored diagonal block, row within it).
+    pads: Vec<(usize, usize)>,
+}
+
+/// Builds W's block pattern over the active interactions (values zero)
+/// and the map of every product entry to its block. `row_of` gives each
+/// active interaction's first row, `place` each row's position in the
+/// contacts' problem, `padded` the padded positions.
+#[allow(clippy::too_many_arguments)]
+fn build_pattern(
+    model: &Model,
+    inters: &[InteractionWork],
+    active: &[usize],
+    row_of: &[usize],
+    place: &[usize],
+    padded: &[usize],
+    d: usize,
+    nc: usize,
+) -> Result<(BlockSparseMatrix, Pattern), SimulationError> {
+    let mut products = Vec::new();
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut entry_pair = Vec::new();
+    for &a in active {
+        let wa = &inters[a];
+        let oa = row_of[a];
+        for (ka, &s) in wa.systems.iter().enumerate() {
+            for b_id in model.interactions_of(SystemId(s)) {
+                let ob = row_of[b_id.0];
+                if ob == usize::MAX {
+                    continue;
+                }
+                let wb = &inters[b_id.0];
+                let kb = wb
+                    .systems
+                    .iter()
+                    .position(|&x| x == s)
+                    .expect("linked system");
+                products.push(Product {
+                    a,
+                    ka,
+                    b: b_id.0,
+                    kb,
+                    at: entry_pair.len(),
+                });
+                for c in 0..wb.m {
+                    for r in 0..wa.m {
+                        let pair = (place[oa + r] / d, place[ob + c] / d);
+                        entry_pair.push(pair);
+                        pairs.push(pair);
+                    }
+                }
+            }
+        }
+    }
+    pairs.extend(padded.iter().map(|&p| (p / d, p / d)));
+    pairs.sort_unstable();
+    pairs.dedup();
+    let blocks = pairs
+        .iter()
+        .map(|&(row, col)| Block {
+            row,
+            col,
+            values: vec![0.0; d * d],
+        })
+        .collect();
+    let sizes = vec![d; nc];
+    let w = BlockSparseMatrix::new(&sizes, &sizes, blocks).map_err(SimulationError::Numerics)?;
+    let index = |(r, c): (usize, usize)| w.block_index(r, c).expect("stored block");
+    let entry_block = entry_pair.iter().map(|&pair| index(pair)).collect();
+    let pads = padded
+        .iter()
+        .map(|&p| (index((p / d, p / d)), p % d))
+        .collect();
+    let pattern = Pattern {
+        active: active.to_vec(),
+        products,
+        entry_block,
+        pads,
+    };
+    Ok((w, pattern))
+}
+
+/// Writes W's values over its pattern: every product out_α,s · resp_β,s
+/// summed into its blocks, and 1 on the padded tangent rows.
+fn fill_values(
+    w: &mut BlockSparseMatrix,
+    pat: &Pattern,
+    inters: &[InteractionWork],
+    row_of: &[usize],
+    place: &[usize],
+    d: usize,
+) {
+    w.values_mut().fill(0.0);
+    for pr in &pat.products {
+        let (wa, wb) = (&inters[pr.a], &inters[pr.b]);
+        let (out_a, resp_b) = (&wa.out[pr.ka], &wb.resp[pr.kb]);
+        let (oa, ob) = (row_of[pr.a], row_of[pr.b]);
+        for c in 0..wb.m {
+            let pc = place[ob + c] % d;
+            for r in 0..wa.m {
+                let rr = place[oa + r] % d;
+                let mut v = 0.0;
+                for i in 0..out_a.ncols() {
+                    v += out_a[(r, i)] * resp_b[(i, c)];
+                }
+                let blk = pat.entry_block[pr.at + c * wa.m + r];
+                w.block_values_mut(blk)[pc * d + rr] += v;
+            }
+        }
+    }
+    for &(blk, j) in &pat.pads {
+        w.block_values_mut(blk)[j * d + j] = 1.0;
     }
 }

@@ -490,13 +490,15 @@ impl OneStepProblem {
             return Ok(false);
         }
         if let Some(fs) = &mut self.friction {
-            return Ok(match fs.solve(model, sys, inters, t, step)? {
-                Some(report) => {
-                    self.record(report);
-                    true
-                }
-                None => false,
-            });
+            return Ok(
+                match fs.solve(model, sys, inters, self.all_fixed, t, step)? {
+                    Some(report) => {
+                        self.record(report);
+                        true
+                    }
+                    None => false,
+                },
+            );
         }
         let use_sparse =
             self.sparse.is_some() && (self.force_sparse || active_rows > DENSE_ACTIVE_ROWS);
