@@ -46,6 +46,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use build::bodies::RigidScene;
 pub use control::ControlPlan;
 pub use cosim_plan::{ConnectionPlan, CosimPlan, Endpoint, FmuPlan};
 pub use error::{Place, Result, ScenarioError};
@@ -258,6 +259,10 @@ pub struct BuiltScenario {
     /// What an exported FMU exposes (`[fmi]`, see docs/fmi.md).
     pub fmi: FmiSpec,
     places: Places,
+    /// The rigid bodies (`[[bodies]]`, `[[generators]]`), when the
+    /// scenario has some: its model is then the stand-in naming their
+    /// values (see `nonsmooth_collision::RigidSimulation`).
+    pub rigid: Option<Arc<RigidScene>>,
 }
 
 impl BuiltScenario {
@@ -287,6 +292,9 @@ impl BuiltScenario {
     /// As [`BuiltScenario::control_loop`], with the given strategy for the
     /// plant (the scenario's own is [`BuiltScenario::strategy`]).
     pub fn control_loop_with(&self, strategy: Strategy) -> Result<ControlLoop> {
+        if let Some(scene) = &self.rigid {
+            return self.rigid_loop(scene, strategy);
+        }
         let mut cl = control::instantiate(
             &self.control,
             &self.model,
@@ -306,6 +314,37 @@ impl BuiltScenario {
                 })?;
         }
         Ok(cl)
+    }
+
+    /// The loop around a rigid world (time-stepping only; no control
+    /// objects).
+    fn rigid_loop(&self, scene: &RigidScene, strategy: Strategy) -> Result<ControlLoop> {
+        let at = || self.places.simulation.clone();
+        if strategy != Strategy::TimeStepping {
+            return Err(ScenarioError::Invalid {
+                at: at(),
+                reason: "rigid bodies are simulated by time-stepping only".into(),
+            });
+        }
+        let s = &self.settings;
+        let builder = nonsmooth::control::ControlLoopBuilder::new(Arc::clone(&self.model));
+        let times = builder.times();
+        let sim = scene
+            .simulation(
+                Arc::clone(&self.model),
+                s.t0,
+                s.t_end,
+                s.step,
+                s.output_every,
+                &times,
+            )
+            .map_err(|source| ScenarioError::Simulation { at: at(), source })?;
+        builder
+            .build(Box::new(sim))
+            .map_err(|e| ScenarioError::Invalid {
+                at: at(),
+                reason: e.to_string(),
+            })
     }
 
     /// Writes the current row (t, then the columns) of a run of this
