@@ -185,7 +185,7 @@ pub fn random_pile_positions(
         return Err(bad(format!("radius must be finite and > 0, got {radius}")));
     }
     let (a, b) = (lo.add_scalar(radius), hi.add_scalar(-radius));
-    if (0..3).any(|k| !(a[k] <= b[k])) {
+    if (0..3).any(|k| a[k].is_nan() || b[k].is_nan() || a[k] > b[k]) {
         return Err(bad(format!(
             "the region {lo:?} .. {hi:?} is too small for balls of radius {radius}"
         )));

@@ -30,6 +30,7 @@ use nalgebra::{DMatrix, DVector};
 use nonsmooth::modelling::{FirstOrderLinear, InteractionId, Model, ModelBuilder, SystemId};
 use nonsmooth::rigid::BodyState;
 use nonsmooth::simulation::clock::run_clock;
+use nonsmooth::simulation::Simulation;
 use nonsmooth::simulation::{
     Event, EventKind, EventManager, SimulationError, SimulationState, SourceId, StateError,
     Statistics, StepOutcome, Strategy, TimeBase,
@@ -282,7 +283,7 @@ impl RigidSimulation {
     }
 }
 
-impl nonsmooth::simulation::Simulation for RigidSimulation {
+impl Simulation for RigidSimulation {
     fn strategy(&self) -> Strategy {
         Strategy::TimeStepping
     }

@@ -631,7 +631,7 @@ fn mass_of(
     }
     let _ = ctx;
     let m: f64 = parts.iter().map(|p| p.0).sum();
-    if parts.is_empty() || !(m > 0.0) {
+    if parts.is_empty() || m.is_nan() || m <= 0.0 {
         return Err(invalid(
             at.clone(),
             "a free body needs a solid shape (sphere, box, capsule, cylinder or convex_hull) for its mass",
@@ -702,7 +702,7 @@ fn body(
         (Some(q), None) => {
             let v = ctx.vector(q, "quaternion")?;
             let n = v.norm();
-            if v.len() != 4 || !(n > 0.0) {
+            if v.len() != 4 || n.is_nan() || n <= 0.0 {
                 return Err(invalid(
                     ctx.at(q.span()),
                     "quaternion must be [w, x, y, z], not zero",
