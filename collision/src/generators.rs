@@ -137,3 +137,135 @@ pub fn spheres_in_box(p: &SpheresInBox) -> Result<Scene> {
         colliders,
     })
 }
+
+/// Centres of `count` points on a lattice of pitch `pitch`: `per_row[0]`
+/// along x, `per_row[1]` rows along y per layer, layers along z, the first
+/// at `origin`, filled along x, then y, then z.
+pub fn lattice_positions(
+    count: usize,
+    origin: Vector3<f64>,
+    pitch: f64,
+    per_row: [usize; 2],
+) -> Result<Vec<Vector3<f64>>> {
+    if per_row[0] == 0 || per_row[1] == 0 || !(pitch.is_finite() && pitch > 0.0) {
+        return Err(CollisionError::InvalidSetting {
+            name: "lattice",
+            reason: format!(
+                "needs at least one point per row and per layer and a pitch > 0, got {per_row:?} and {pitch}"
+            ),
+        });
+    }
+    let layer = per_row[0] * per_row[1];
+    Ok((0..count)
+        .map(|i| {
+            let (l, k) = (i / layer, i % layer);
+            let (ix, iy) = (k % per_row[0], k / per_row[0]);
+            origin + pitch * Vector3::new(ix as f64, iy as f64, l as f64)
+        })
+        .collect())
+}
+
+/// Centres of `count` balls of radius `radius` drawn uniformly in the box
+/// [lo + r, hi − r] (each component) from the seeded generator, a draw that
+/// overlaps an earlier ball (distance < 2r) being drawn again; an error
+/// when 1000 draws in a row fail (the box is too full). The same seed gives
+/// the same pile.
+pub fn random_pile_positions(
+    count: usize,
+    radius: f64,
+    lo: Vector3<f64>,
+    hi: Vector3<f64>,
+    seed: u64,
+) -> Result<Vec<Vector3<f64>>> {
+    let bad = |reason: String| CollisionError::InvalidSetting {
+        name: "random pile",
+        reason,
+    };
+    if !(radius.is_finite() && radius > 0.0) {
+        return Err(bad(format!("radius must be finite and > 0, got {radius}")));
+    }
+    let (a, b) = (lo.add_scalar(radius), hi.add_scalar(-radius));
+    if (0..3).any(|k| a[k].is_nan() || b[k].is_nan() || a[k] > b[k]) {
+        return Err(bad(format!(
+            "the region {lo:?} .. {hi:?} is too small for balls of radius {radius}"
+        )));
+    }
+    let mut rng = SplitMix(seed);
+    let mut out: Vec<Vector3<f64>> = Vec::with_capacity(count);
+    // A uniform grid of cells of side 2r over the region: only the 27
+    // neighbouring cells can hold an overlapping ball.
+    let cell = 2.0 * radius;
+    let dims = (b - a).map(|d| (d / cell).floor() as usize + 1);
+    let cells = dims.x.saturating_mul(dims.y).saturating_mul(dims.z);
+    if cells > 50_000_000 {
+        return Err(bad(format!("the region is too large for radius {radius}")));
+    }
+    let mut grid: Vec<Vec<usize>> = vec![Vec::new(); cells];
+    let index = |c: [usize; 3]| c[0] + dims.x * (c[1] + dims.y * c[2]);
+    let cell_of = |p: &Vector3<f64>| {
+        let c = (p - a) / cell;
+        [
+            (c.x.floor() as usize).min(dims.x - 1),
+            (c.y.floor() as usize).min(dims.y - 1),
+            (c.z.floor() as usize).min(dims.z - 1),
+        ]
+    };
+    for k in 0..count {
+        let mut tries = 0;
+        loop {
+            if tries == 1000 {
+                return Err(bad(format!(
+                    "no room for ball {k} of {count} (radius {radius}) after 1000 draws: enlarge the region"
+                )));
+            }
+            tries += 1;
+            let p = Vector3::new(
+                a.x + (b.x - a.x) * rng.next(),
+                a.y + (b.y - a.y) * rng.next(),
+                a.z + (b.z - a.z) * rng.next(),
+            );
+            let c = cell_of(&p);
+            let mut free = true;
+            'search: for dz in -1i64..=1 {
+                for dy in -1i64..=1 {
+                    for dx in -1i64..=1 {
+                        let n = [c[0] as i64 + dx, c[1] as i64 + dy, c[2] as i64 + dz];
+                        if n.iter().any(|&v| v < 0)
+                            || n[0] >= dims.x as i64
+                            || n[1] >= dims.y as i64
+                            || n[2] >= dims.z as i64
+                        {
+                            continue;
+                        }
+                        let cell_index = index([n[0] as usize, n[1] as usize, n[2] as usize]);
+                        if grid[cell_index]
+                            .iter()
+                            .any(|&j| (out[j] - p).norm() < 2.0 * radius)
+                        {
+                            free = false;
+                            break 'search;
+                        }
+                    }
+                }
+            }
+            if free {
+                grid[index(c)].push(out.len());
+                out.push(p);
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `count` vectors with components uniform in [−speed, speed] from the
+/// seeded generator.
+pub fn random_vectors(count: usize, speed: f64, seed: u64) -> Vec<Vector3<f64>> {
+    let mut rng = SplitMix(seed);
+    (0..count)
+        .map(|_| {
+            let mut v = || speed * (2.0 * rng.next() - 1.0);
+            Vector3::new(v(), v(), v())
+        })
+        .collect()
+}

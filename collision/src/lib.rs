@@ -21,14 +21,21 @@ mod error;
 mod generators;
 mod output;
 mod shapes;
+mod simulation;
 mod world;
 
 pub use broad_phase::{AllPairs, BroadPhase, BvhBroadPhase};
 pub use detector::{combine, Collider, ContactDetector, DetectionStats, Material};
 pub use error::{CollisionError, Result};
-pub use generators::{spheres_in_box, Scene, SpheresInBox};
+pub use generators::{
+    lattice_positions, random_pile_positions, random_vectors, spheres_in_box, Scene, SpheresInBox,
+};
 pub use output::{FrameWriter, FRAME_HEADER};
 pub use shapes::{MassProperties, ShapeDesc};
+pub use simulation::{
+    body_values, stand_in_model, RigidClock, RigidSimulation, BODY_LAYOUT, WORLD_LAYOUT,
+    WORLD_SYSTEM,
+};
 pub use world::{RigidWorld, WorldError};
 
 /// parry3d-f64, re-exported for callers that need its types (poses, AABBs).

@@ -118,6 +118,7 @@ fn column_description(c: &Column) -> &'static str {
         Variable::ObserverXhat(_) => "state estimate of an observer",
         Variable::ControllerU(_) => "input applied by a controller's actuator",
         Variable::ControllerSignal(..) => "signal of a control law",
+        Variable::Part(..) => "pose, velocity of a rigid body, or a value of the rigid world",
     }
 }
 

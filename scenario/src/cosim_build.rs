@@ -502,6 +502,7 @@ pub(super) fn build(
         fmi,
         places,
         cosim: true,
+        rigid: None,
     };
     Ok((built, ifaces))
 }

@@ -48,6 +48,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use build::bodies::RigidScene;
 pub use control::ControlPlan;
 pub use cosim_build::{FmuCausality, FmuInterface, FmuVariables};
 pub use cosim_plan::{ConnectionPlan, CosimPlan, Endpoint, FmuPlan};
@@ -288,6 +289,10 @@ pub struct BuiltScenario {
     /// Built by [`Scenario::build_cosim_with`]: the plant is the caller's
     /// co-simulation.
     cosim: bool,
+    /// The rigid bodies (`[[bodies]]`, `[[generators]]`), when the
+    /// scenario has some: its model is then the stand-in naming their
+    /// values (see `nonsmooth_collision::RigidSimulation`).
+    pub rigid: Option<Arc<RigidScene>>,
 }
 
 impl BuiltScenario {
@@ -322,6 +327,9 @@ impl BuiltScenario {
                 at: self.places.simulation.clone(),
                 reason: "a co-simulation scenario runs on its FMUs: its loop is built on the master (BuiltScenario::control_loop_on)".into(),
             });
+        }
+        if let Some(scene) = &self.rigid {
+            return self.rigid_loop(scene, strategy);
         }
         let mut cl = control::instantiate(
             &self.control,
@@ -367,6 +375,37 @@ impl BuiltScenario {
     /// [`Scenario::build_cosim_with`]).
     pub fn is_cosim(&self) -> bool {
         self.cosim
+    }
+
+    /// The loop around a rigid world (time-stepping only; no control
+    /// objects).
+    fn rigid_loop(&self, scene: &RigidScene, strategy: Strategy) -> Result<ControlLoop> {
+        let at = || self.places.simulation.clone();
+        if strategy != Strategy::TimeStepping {
+            return Err(ScenarioError::Invalid {
+                at: at(),
+                reason: "rigid bodies are simulated by time-stepping only".into(),
+            });
+        }
+        let s = &self.settings;
+        let builder = nonsmooth::control::ControlLoopBuilder::new(Arc::clone(&self.model));
+        let times = builder.times();
+        let sim = scene
+            .simulation(
+                Arc::clone(&self.model),
+                s.t0,
+                s.t_end,
+                s.step,
+                s.output_every,
+                &times,
+            )
+            .map_err(|source| ScenarioError::Simulation { at: at(), source })?;
+        builder
+            .build(Box::new(sim))
+            .map_err(|e| ScenarioError::Invalid {
+                at: at(),
+                reason: e.to_string(),
+            })
     }
 
     /// Writes the current row (t, then the columns) of a run of this

@@ -5,7 +5,9 @@
 //! systems, `x` for first-order systems, `y`, `lambda` for interactions
 //! (and `status` for frictional contacts: 0 separated, 1 sticking, 2 sliding),
 //! `y` for sensors, `xhat` for observers, `u` and the law's signals (`u_eq`,
-//! `u_s`, `sigma`, …) for controllers.
+//! `u_s`, `sigma`, …) for controllers; `position`, `quaternion`, `velocity`,
+//! `omega` for rigid bodies and `kinetic_energy`, `potential_energy`,
+//! `contacts`, `active_contacts`, `solver_iterations` for `world`.
 //! Columns are named `<object>.<variable>[<index>]`, after the time column `t`.
 
 use std::collections::HashSet;
@@ -40,6 +42,10 @@ pub enum Variable {
     ControllerU(ControllerId),
     /// A signal of a controller's law.
     ControllerSignal(ControllerId, &'static str),
+    /// Rigid bodies: the values of a stand-in system from an offset on (a
+    /// body's position, quaternion, velocity or angular velocity, or one
+    /// of the world's values; see `nonsmooth_collision::BODY_LAYOUT`).
+    Part(SystemId, usize),
 }
 
 /// The recordable variables of the control objects: (object, [(variable,
@@ -63,6 +69,7 @@ impl Column {
         let p = cl.plant();
         let slice = match self.variable {
             Variable::Q(s) | Variable::X(s) => p.q(s),
+            Variable::Part(s, offset) => p.q(s).get(offset..).unwrap_or_default(),
             Variable::V(s) => p.v(s),
             Variable::Y(i) => p.y(i),
             Variable::Lambda(i) => p.lambda(i),
@@ -130,6 +137,7 @@ fn push_all(
 /// Every variable of every system, then of every interaction.
 pub(crate) fn everything(model: &Model, control: &ControlVariables) -> Vec<Column> {
     let mut out = Vec::new();
+    let mut seen = HashSet::new();
     let names = model
         .systems()
         .iter()
@@ -137,6 +145,9 @@ pub(crate) fn everything(model: &Model, control: &ControlVariables) -> Vec<Colum
         .chain(model.interactions().iter().map(|i| i.name.as_str()))
         .chain(control.iter().map(|(n, _)| n.as_str()));
     for name in names {
+        if !seen.insert(name) {
+            continue;
+        }
         for v in variables(model, control, name).unwrap_or_default() {
             push_all(&mut out, name, v, None);
         }

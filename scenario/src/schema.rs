@@ -157,6 +157,146 @@ pub struct ScenarioFile {
     /// Connections between imported FMUs.
     #[serde(default)]
     pub connections: Vec<Spanned<ConnectionEntry>>,
+    /// Rigid bodies: world settings (docs/rigid-scenarios.md).
+    pub rigid: Option<Spanned<RigidTable>>,
+    /// Rigid bodies: surface materials.
+    #[serde(default)]
+    pub materials: Vec<Spanned<MaterialEntry>>,
+    /// Rigid bodies with their shapes.
+    #[serde(default)]
+    pub bodies: Vec<Spanned<BodyEntry>>,
+    /// Many rigid bodies at once (a lattice, a random pile).
+    #[serde(default)]
+    pub generators: Vec<Spanned<GeneratorEntry>>,
+}
+
+/// `[rigid]`: the world of rigid bodies.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RigidTable {
+    /// Gravity g (m/s², world frame; default [0, 0, -9.81]).
+    pub gravity: Option<SVec>,
+    /// Contact detection margin δ (m; default 1e-3).
+    pub margin: Option<SQ>,
+    /// Friction μ of surfaces without a material (default 0).
+    pub friction: Option<SQ>,
+    /// Restitution e of surfaces without a material (default 0).
+    pub restitution: Option<SQ>,
+}
+
+/// One `[[materials]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialEntry {
+    /// Name, used by bodies, shapes and generators.
+    pub name: SStr,
+    /// Coulomb friction μ ≥ 0.
+    pub friction: Option<SQ>,
+    /// Newton restitution e ∈ [0, 1].
+    pub restitution: Option<SQ>,
+}
+
+/// One shape of a body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeEntry {
+    /// `sphere`, `box`, `capsule`, `cylinder`, `convex_hull`, `plane`
+    /// or `height_field`.
+    #[serde(rename = "type")]
+    pub kind: SStr,
+    /// Sphere, capsule, cylinder: radius.
+    pub radius: Option<SQ>,
+    /// Box: half extents.
+    pub half_extents: Option<SVec>,
+    /// Capsule, cylinder: half length along the shape's z axis.
+    pub half_height: Option<SQ>,
+    /// Convex hull: points (one row each).
+    pub points: Option<SMat>,
+    /// Plane: outward normal (the solid is {x : n·(x − p) ≤ 0}).
+    pub normal: Option<SVec>,
+    /// Height field: z = f(x, y), an expression of `x` and `y`.
+    pub height: Option<SStr>,
+    /// Height field: extent along x and y, centred on the shape's origin.
+    pub size: Option<SVec>,
+    /// Height field: samples along x and y (≥ 2 each).
+    pub samples: Option<SVec>,
+    /// Position of the shape in the body frame.
+    pub position: Option<SVec>,
+    /// Rotation of the shape in the body frame, axis × angle (rad).
+    pub rotation: Option<SVec>,
+    /// Material of this shape (default: the body's).
+    pub material: Option<SStr>,
+}
+
+/// One `[[bodies]]` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodyEntry {
+    /// Name (a template when `repeat` is given).
+    pub name: SStr,
+    /// Instantiate the entry for each value of an index.
+    pub repeat: Option<Repeat>,
+    /// A fixed body (ground, walls, terrain) never moves.
+    pub fixed: Option<Spanned<bool>>,
+    /// Its shapes.
+    pub shapes: Spanned<Vec<Spanned<ShapeEntry>>>,
+    /// Mass (kg); or `density`.
+    pub mass: Option<SQ>,
+    /// Density (kg/m³): mass and inertia from the shapes.
+    pub density: Option<SQ>,
+    /// Inertia about the centre of mass, body frame (3 × 3).
+    pub inertia: Option<SMat>,
+    /// Principal moments of inertia along the body axes.
+    pub inertia_diagonal: Option<SVec>,
+    /// Position of the centre of mass (world frame).
+    pub position: Option<SVec>,
+    /// Orientation as a unit quaternion [w, x, y, z] (normalised).
+    pub quaternion: Option<SVec>,
+    /// Orientation as a rotation vector, axis × angle (rad).
+    pub rotation: Option<SVec>,
+    /// Velocity of the centre of mass (world frame).
+    pub velocity: Option<SVec>,
+    /// Angular velocity, body frame.
+    pub omega: Option<SVec>,
+    /// External force (world frame; may use `t`), gravity apart.
+    pub force: Option<SVec>,
+    /// External torque about the centre of mass (world frame; may use `t`).
+    pub torque: Option<SVec>,
+    /// Material of its shapes.
+    pub material: Option<SStr>,
+}
+
+/// One `[[generators]]` entry: many equal spheres.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorEntry {
+    /// Prefix of the bodies' names: `<name>0`, `<name>1`, ….
+    pub name: SStr,
+    /// `lattice` or `random_pile`.
+    #[serde(rename = "type")]
+    pub kind: SStr,
+    /// Number of spheres.
+    pub count: SQ,
+    /// Sphere radius.
+    pub radius: SQ,
+    /// Density (kg/m³).
+    pub density: SQ,
+    /// Lattice: centre of the first sphere.
+    pub origin: Option<SVec>,
+    /// Lattice: gap between neighbours (surface to surface, default 0).
+    pub spacing: Option<SQ>,
+    /// Lattice: spheres per row along x and rows along y per layer.
+    pub per_row: Option<SVec>,
+    /// Random pile: the region's lower corner.
+    pub min: Option<SVec>,
+    /// Random pile: the region's upper corner.
+    pub max: Option<SVec>,
+    /// Seed of the random positions and velocities (default 1).
+    pub seed: Option<SQ>,
+    /// Each initial velocity component uniform in [−speed, speed] (default 0).
+    pub speed: Option<SQ>,
+    /// Material of the spheres.
+    pub material: Option<SStr>,
 }
 
 /// One `[[fmus]]` entry: an FMI 2.0 co-simulation FMU run as a plant.
@@ -380,6 +520,9 @@ pub struct OutputTable {
     pub record: Option<Spanned<Vec<SStr>>>,
     /// Record every k-th step.
     pub every: Option<SQ>,
+    /// Rigid bodies: a pose frame file every this many output rows
+    /// (default 1; 0 writes none).
+    pub frames: Option<SQ>,
 }
 
 /// One `[[plots]]` entry.

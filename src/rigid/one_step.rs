@@ -18,7 +18,8 @@
 //!   u_N(t_{k+1}) + e u_N(t_k) ≥ 0 ⊥ r_N ≥ 0 written on the shifted
 //!   velocity, with Coulomb's cone on the tangential impulse (μ = 0:
 //!   frictionless);
-//! * it is solved by NSGS (`numerics::friction::Nsgs`) warm-started with the
+//! * it is solved by NSGS (`numerics::friction::Nsgs`; or another
+//!   frictional solver named in the settings) warm-started with the
 //!   impulses of the contacts of the previous step that carry the same id;
 //! * v_b(t_{k+1}) = v_b,free + M_b⁻¹ Σ_i J_{i,b}ᵀ r_i, then the
 //!   configuration update of the θ-scheme.
@@ -33,7 +34,7 @@ use super::body::{BodyState, RigidBody};
 use super::contact::{Contact, ContactJacobian};
 use super::error::{Result, RigidError};
 use super::scheme::{FreeVelocity, NewtonEulerScheme};
-use crate::numerics::friction::{FrictionProblem, FrictionSolver, Nsgs};
+use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver};
 use crate::numerics::matrix::Block;
 use crate::numerics::{BlockSparseMatrix, SolveReport, SolverSettings};
 
@@ -52,8 +53,12 @@ pub struct ContactSettings {
     pub scheme: NewtonEulerScheme,
     /// γ of the activation test g + γ h u_N ≤ 0.
     pub gamma: f64,
-    /// Settings of the NSGS solve.
+    /// Settings of the frictional solve.
     pub solver: SolverSettings,
+    /// The frictional solver, by name (`numerics::friction::FRICTION_SOLVERS`):
+    /// `nsgs` by default; `default` (NSGS, then nonsmooth Newton and PROX
+    /// from the best point) when NSGS stalls, as on stacks.
+    pub solver_name: &'static str,
 }
 
 impl Default for ContactSettings {
@@ -69,6 +74,7 @@ impl Default for ContactSettings {
                 max_iterations: Some(2000),
                 ..SolverSettings::default()
             },
+            solver_name: "nsgs",
         }
     }
 }
@@ -87,10 +93,9 @@ pub struct StepReport {
 }
 
 /// The contact step and its reused workspace.
-#[derive(Debug)]
 pub struct ContactStep {
     settings: ContactSettings,
-    solver: Nsgs,
+    solver: Box<dyn FrictionSolver>,
     free: Vec<FreeVelocity>,
     /// Per active contact: (contact index, J₁, J₂).
     active: Vec<(usize, ContactJacobian, ContactJacobian)>,
@@ -111,6 +116,15 @@ pub struct ContactStep {
     dv: Vec<Vector6<f64>>,
 }
 
+impl std::fmt::Debug for ContactStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContactStep")
+            .field("settings", &self.settings)
+            .field("solver", &self.solver.name())
+            .finish()
+    }
+}
+
 impl ContactStep {
     /// A contact step with the given settings.
     pub fn new(settings: ContactSettings) -> Result<Self> {
@@ -122,7 +136,7 @@ impl ContactStep {
                 reason: format!("must lie in [0, 1], got {}", settings.gamma),
             });
         }
-        let mut solver = Nsgs::new(settings.solver);
+        let mut solver = friction_solver(settings.solver_name, settings.solver)?;
         solver.set_timed(false);
         Ok(ContactStep {
             settings,

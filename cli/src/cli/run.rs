@@ -242,6 +242,21 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
     let write_failed = |path: &Path, e: std::io::Error| {
         Failure::Failed(format!("writing {}: {e}", path.display()))
     };
+    // Rigid bodies: one pose frame file every `frames_every` output rows.
+    let mut frames = match built.rigid.as_deref() {
+        Some(scene) if scene.frames_every > 0 => {
+            let dir = args.out.join(format!("{}_frames", built.name));
+            let writer = nonsmooth_collision::FrameWriter::new(
+                &dir,
+                &built.name,
+                scene.names.len(),
+                &scene.colliders,
+            )
+            .map_err(|e| Failure::BadInput(format!("cannot create {}: {e}", dir.display())))?;
+            Some((scene, writer, Vec::new(), 0u64))
+        }
+        _ => None,
+    };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let mut progress = Progress::new(show_progress, built.settings.t0, built.settings.t_end);
     let mut row = vec![0.0; header.len()];
@@ -253,6 +268,15 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
                     built.row(&sim, &mut row);
                     csv.write_row(&row)
                         .map_err(|e| write_failed(&args.out.join(built.csv_file_name()), e))?;
+                    if let Some((scene, writer, states, rows)) = frames.as_mut() {
+                        if *rows % scene.frames_every == 0 {
+                            scene.states_of(sim.plant(), states);
+                            writer
+                                .write(t, &scene.bodies, states, &scene.colliders)
+                                .map_err(|e| write_failed(&args.out, e))?;
+                        }
+                        *rows += 1;
+                    }
                 }
                 if let (Some(log), Some(path)) = (events.as_mut(), args.events.as_deref()) {
                     for ev in sim.plant().last_events() {

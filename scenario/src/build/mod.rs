@@ -8,6 +8,7 @@
 //! Expressions are parsed once per build ([`Parsed`]): the instances of a
 //! repeated entry share their texts and only evaluate them.
 
+pub(crate) mod bodies;
 pub(crate) mod circuits;
 mod functions;
 mod interactions;
@@ -174,10 +175,25 @@ pub(super) fn build(
     }
     ctx.t0 = all.time_stepping.t0;
 
-    let (model, circuit_states, gates) = model(ctx, file, &mut places)?;
+    let rigid = bodies::rigid_scene(ctx, file, &all)?;
+    let (model, circuit_states, gates) = match &rigid {
+        Some(scene) => {
+            let model = nonsmooth_collision::stand_in_model(&scene.names).map_err(|source| {
+                ScenarioError::Simulation {
+                    at: places.simulation.clone(),
+                    source,
+                }
+            })?;
+            (model, Default::default(), Default::default())
+        }
+        None => model(ctx, file, &mut places)?,
+    };
     let model = Arc::new(model);
     let control = control_plan::plan(ctx, file, &model, &gates, &words, &[])?;
-    let control_vars = control_variables(&control, &model, &all, &catalog, &places)?;
+    let control_vars = match &rigid {
+        Some(scene) => bodies::variables(scene),
+        None => control_variables(&control, &model, &all, &catalog, &places)?,
+    };
     let columns = output::columns(ctx, file, &model, &control_vars, &circuit_states)?;
     let plots = output::plots(ctx, file, &model, &control_vars, &columns)?;
     let fmi = super::fmi::fmi_spec(ctx, file, &model, &control_vars, &columns, &params)?;
@@ -199,6 +215,7 @@ pub(super) fn build(
         fmi,
         places,
         cosim: false,
+        rigid: rigid.map(Arc::new),
     })
 }
 

@@ -1,0 +1,449 @@
+//! A [`RigidWorld`] driven through the one driver surface: [`Simulation`].
+//!
+//! [`RigidSimulation`] advances a world on the exact clock of the core
+//! (docs/architecture.md, "The one driver"): a time-discretisation event
+//! every `step` from t₀, an output event every `output_every` steps (t₀
+//! included), and the sources other layers register. Each
+//! time-discretisation event is one world step (detection at the step's
+//! start, then the Moreau–Jean contact step, docs/rigid-bodies.md).
+//!
+//! The values a run records are read through [`Simulation::q`] of a
+//! stand-in [`Model`] built here: one first-order system per body, named
+//! after it, whose "state" is the body's 13 numbers
+//!
+//! `[x, y, z, qw, qx, qy, qz, vx, vy, vz, Ωx, Ωy, Ωz]`
+//!
+//! (centre of mass and velocity in the world frame, unit quaternion
+//! body → world scalar first, angular velocity in the body frame; see
+//! [`BODY_LAYOUT`]), and one system named [`WORLD_SYSTEM`] whose state is
+//! [`WORLD_LAYOUT`]: kinetic energy, potential energy of gravity, detected
+//! contacts, active contacts and solver iterations of the last step. The
+//! stand-in systems are never integrated by the core; they only name the
+//! values.
+//!
+//! A contact problem the solver does not solve to its tolerance stops the
+//! run with [`SimulationError::SolverFailed`] (time, step, status, error).
+
+use std::sync::Arc;
+
+use nalgebra::{DMatrix, DVector};
+use nonsmooth::modelling::{FirstOrderLinear, InteractionId, Model, ModelBuilder, SystemId};
+use nonsmooth::rigid::BodyState;
+use nonsmooth::simulation::clock::run_clock;
+use nonsmooth::simulation::Simulation;
+use nonsmooth::simulation::{
+    Event, EventKind, EventManager, SimulationError, SimulationState, SourceId, StateError,
+    Statistics, StepOutcome, Strategy, TimeBase,
+};
+
+use crate::world::{RigidWorld, WorldError};
+
+/// The name of the stand-in system that carries the world's values.
+pub const WORLD_SYSTEM: &str = "world";
+
+/// The components of a body's stand-in state: (name, offset, size).
+pub const BODY_LAYOUT: [(&str, usize, usize); 4] = [
+    ("position", 0, 3),
+    ("quaternion", 3, 4),
+    ("velocity", 7, 3),
+    ("omega", 10, 3),
+];
+
+/// The components of the world's stand-in state: (name, offset, size).
+pub const WORLD_LAYOUT: [(&str, usize, usize); 5] = [
+    ("kinetic_energy", 0, 1),
+    ("potential_energy", 1, 1),
+    ("contacts", 2, 1),
+    ("active_contacts", 3, 1),
+    ("solver_iterations", 4, 1),
+];
+
+const BODY_DIM: usize = 13;
+const WORLD_DIM: usize = 5;
+
+/// The clock of a rigid run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RigidClock {
+    /// Initial time (s).
+    pub t0: f64,
+    /// Final time (s).
+    pub t_end: f64,
+    /// Time step h (s).
+    pub step: f64,
+    /// An output every this many steps (≥ 1).
+    pub output_every: u64,
+}
+
+/// Writes a body's 13 numbers (see [`BODY_LAYOUT`]).
+pub fn body_values(s: &BodyState, out: &mut [f64]) {
+    let q = s.orientation.quaternion();
+    out[..3].copy_from_slice(s.position.as_slice());
+    out[3..7].copy_from_slice(&[q.w, q.i, q.j, q.k]);
+    out[7..10].copy_from_slice(s.velocity.as_slice());
+    out[10..13].copy_from_slice(s.omega.as_slice());
+}
+
+/// The stand-in model that names a rigid run's values: one first-order
+/// system of dimension 13 per body (named `names[b]`, see [`BODY_LAYOUT`]),
+/// then the system [`WORLD_SYSTEM`] ([`WORLD_LAYOUT`]). Names must be
+/// distinct and none may be [`WORLD_SYSTEM`].
+pub fn stand_in_model(names: &[String]) -> Result<Model, SimulationError> {
+    let mut builder = ModelBuilder::new();
+    let stand_in =
+        |dim: usize| FirstOrderLinear::new(DVector::zeros(dim), DMatrix::zeros(dim, dim));
+    for name in names {
+        if name == WORLD_SYSTEM {
+            return Err(SimulationError::BadArgument(format!(
+                "a body may not be named `{WORLD_SYSTEM}` (the name of the world's values)"
+            )));
+        }
+        builder
+            .add_system(name, stand_in(BODY_DIM))
+            .map_err(|e| SimulationError::BadArgument(e.to_string()))?;
+    }
+    builder
+        .add_system(WORLD_SYSTEM, stand_in(WORLD_DIM))
+        .map_err(|e| SimulationError::BadArgument(e.to_string()))?;
+    Ok(builder.build())
+}
+
+/// A rigid world as a [`Simulation`].
+pub struct RigidSimulation {
+    model: Arc<Model>,
+    world: RigidWorld,
+    base: TimeBase,
+    h: f64,
+    t0_tick: i64,
+    step_ticks: i64,
+    tick: i64,
+    end_tick: i64,
+    events: EventManager,
+    instant: Vec<Event>,
+    names: Vec<String>,
+    output: bool,
+    /// Stand-in state of each body, then of the world.
+    values: Vec<Vec<f64>>,
+    stats: Statistics,
+    empty: Vec<f64>,
+}
+
+impl std::fmt::Debug for RigidSimulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RigidSimulation")
+            .field("bodies", &self.world.bodies().len())
+            .field("tick", &self.tick)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl RigidSimulation {
+    /// A run of `world` (at its time t₀) whose values are named by `model`
+    /// (from [`stand_in_model`] with one name per body), on a clock in which
+    /// `clock`'s times and the `extra` times (periods, offsets and delays
+    /// of the objects that will register event sources) are whole numbers
+    /// of ticks.
+    pub fn new(
+        world: RigidWorld,
+        model: Arc<Model>,
+        clock: RigidClock,
+        extra: &[(&'static str, f64)],
+    ) -> Result<RigidSimulation, SimulationError> {
+        let n = world.bodies().len();
+        let fits = model.systems().len() == n + 1
+            && model.systems()[..n].iter().all(|s| s.ds.dim() == BODY_DIM)
+            && model.systems()[n].ds.dim() == WORLD_DIM
+            && model.systems()[n].name == WORLD_SYSTEM;
+        if !fits {
+            return Err(SimulationError::BadArgument(format!(
+                "the model does not name the values of {n} bodies (build it with stand_in_model)"
+            )));
+        }
+        if !(clock.step.is_finite() && clock.step > 0.0) {
+            return Err(SimulationError::InvalidSetting {
+                what: "step",
+                value: clock.step,
+                reason: "must be finite and > 0",
+            });
+        }
+        if clock.t_end.is_nan() || clock.t_end < clock.t0 {
+            return Err(SimulationError::InvalidSetting {
+                what: "t_end",
+                value: clock.t_end,
+                reason: "must not be before t0",
+            });
+        }
+        if clock.output_every == 0 {
+            return Err(SimulationError::InvalidSetting {
+                what: "output_every",
+                value: 0.0,
+                reason: "must be at least 1",
+            });
+        }
+        let (base, t0_tick, step_ticks, end_tick) =
+            run_clock(clock.t0, clock.t_end, ("step", clock.step), extra)?;
+        let mut events = EventManager::new();
+        events.add_periodic(
+            EventKind::TimeDiscretisation,
+            t0_tick + step_ticks,
+            step_ticks,
+        )?;
+        let every = i64::try_from(clock.output_every)
+            .ok()
+            .and_then(|e| e.checked_mul(step_ticks))
+            .ok_or(SimulationError::InvalidSetting {
+                what: "output_every",
+                value: clock.output_every as f64,
+                reason: "too large",
+            })?;
+        events.add_periodic(EventKind::Output, t0_tick, every)?;
+        events.set_frequent(SourceId(0), SourceId(1));
+        let mut sim = RigidSimulation {
+            model,
+            world,
+            base,
+            h: clock.step,
+            t0_tick,
+            step_ticks,
+            tick: t0_tick,
+            end_tick,
+            events,
+            instant: Vec::new(),
+            names: vec!["step".into(), "output".into()],
+            output: false,
+            values: (0..n)
+                .map(|_| vec![0.0; BODY_DIM])
+                .chain(std::iter::once(vec![0.0; WORLD_DIM]))
+                .collect(),
+            stats: Statistics::default(),
+            empty: Vec::new(),
+        };
+        sim.publish(0, 0, 0);
+        Ok(sim)
+    }
+
+    /// The world.
+    pub fn world(&self) -> &RigidWorld {
+        &self.world
+    }
+
+    fn publish(&mut self, contacts: usize, active: usize, iterations: usize) {
+        let n = self.world.bodies().len();
+        for (b, s) in self.world.states().iter().enumerate() {
+            body_values(s, &mut self.values[b]);
+        }
+        let w = &mut self.values[n];
+        w[0] = self.world.kinetic_energy();
+        w[1] = self.world.potential_energy();
+        w[2] = contacts as f64;
+        w[3] = active as f64;
+        w[4] = iterations as f64;
+    }
+
+    fn integrate(&mut self, t1: f64) -> Result<(), SimulationError> {
+        let step = self.stats.steps + 1;
+        let report = self.world.step(self.h).map_err(|e| match e {
+            WorldError::Rigid(nonsmooth::rigid::RigidError::Numerics(e)) => {
+                SimulationError::Numerics(e)
+            }
+            e => SimulationError::Imported(Box::new(e)),
+        })?;
+        self.stats.steps = step;
+        let mut iterations = 0;
+        if let Some(r) = report.solve {
+            self.stats.solves += 1;
+            self.stats.solver_iterations += r.iterations as u64;
+            iterations = r.iterations;
+            if !r.status.is_solved() {
+                return Err(SimulationError::SolverFailed {
+                    t: t1,
+                    step,
+                    solver: r.solver,
+                    status: r.status.as_str(),
+                    error: r.error,
+                    size: 3 * report.active,
+                });
+            }
+        }
+        self.stats.newton_iterations += report.newton_iterations as u64;
+        for (b, s) in self.world.states().iter().enumerate() {
+            let finite = s.position.iter().all(|v| v.is_finite())
+                && s.velocity.iter().all(|v| v.is_finite())
+                && s.omega.iter().all(|v| v.is_finite());
+            if !finite {
+                return Err(SimulationError::NonFinite {
+                    t: t1,
+                    step,
+                    object: self.model.system(SystemId(b)).name.clone(),
+                });
+            }
+        }
+        self.publish(report.contacts, report.active, iterations);
+        Ok(())
+    }
+}
+
+impl Simulation for RigidSimulation {
+    fn strategy(&self) -> Strategy {
+        Strategy::TimeStepping
+    }
+
+    fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    fn add_event_source(
+        &mut self,
+        kind: EventKind,
+        offset: i64,
+        period: Option<i64>,
+        name: &str,
+    ) -> Result<SourceId, SimulationError> {
+        let secs = |ticks: i64| self.base.seconds(ticks);
+        let off_grid = |what: String, value: f64| SimulationError::OffGrid {
+            what,
+            value,
+            step: self.h,
+        };
+        if (offset - self.t0_tick) % self.step_ticks != 0 {
+            return Err(off_grid(
+                format!("event '{name}' first instant"),
+                secs(offset),
+            ));
+        }
+        if offset < self.tick {
+            return Err(SimulationError::BadArgument(format!(
+                "event '{name}': first instant {} s is before the current time {} s",
+                secs(offset),
+                secs(self.tick)
+            )));
+        }
+        let id = match period {
+            Some(p) => {
+                if p % self.step_ticks != 0 {
+                    return Err(off_grid(format!("event '{name}' period"), secs(p)));
+                }
+                self.events.add_periodic(kind, offset, p)?
+            }
+            None => self.events.add_once(kind, offset),
+        };
+        self.names.push(name.to_string());
+        Ok(id)
+    }
+
+    fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+        match self.events.next_tick() {
+            Some(next) if next <= self.end_tick => {}
+            _ => return Ok(StepOutcome::Finished),
+        }
+        let mut instant = std::mem::take(&mut self.instant);
+        let tick = self
+            .events
+            .pop_instant(&mut instant)
+            .expect("an event is pending");
+        let t = self.base.seconds(tick);
+        let steps = instant
+            .iter()
+            .filter(|e| e.kind == EventKind::TimeDiscretisation)
+            .count();
+        self.output = instant.iter().any(|e| e.kind == EventKind::Output);
+        self.instant = instant;
+        for _ in 0..steps {
+            self.integrate(t)?;
+        }
+        self.tick = tick;
+        Ok(StepOutcome::Advanced { tick, t })
+    }
+
+    fn last_events(&self) -> &[Event] {
+        &self.instant
+    }
+
+    fn source_name(&self, id: SourceId) -> &str {
+        self.names.get(id.0).map(String::as_str).unwrap_or("?")
+    }
+
+    fn is_output_instant(&self) -> bool {
+        self.output
+    }
+
+    fn next_event_tick(&self) -> Option<i64> {
+        self.events.next_tick().filter(|&t| t <= self.end_tick)
+    }
+
+    fn grid(&self) -> Option<(i64, i64)> {
+        Some((self.step_ticks, self.t0_tick))
+    }
+
+    fn pending_tick(&self, id: SourceId) -> Option<i64> {
+        self.events.pending_tick(id)
+    }
+
+    fn tick(&self) -> (i64, TimeBase) {
+        (self.tick, self.base)
+    }
+
+    fn time(&self) -> f64 {
+        self.base.seconds(self.tick)
+    }
+
+    fn end_tick(&self) -> i64 {
+        self.end_tick
+    }
+
+    fn q(&self, s: SystemId) -> &[f64] {
+        self.values.get(s.0).map_or(&self.empty, Vec::as_slice)
+    }
+
+    fn v(&self, _: SystemId) -> &[f64] {
+        &self.empty
+    }
+
+    fn y(&self, _: InteractionId) -> &[f64] {
+        &self.empty
+    }
+
+    fn ydot(&self, _: InteractionId) -> &[f64] {
+        &self.empty
+    }
+
+    fn lambda(&self, _: InteractionId) -> &[f64] {
+        &self.empty
+    }
+
+    fn set_system_input(&mut self, _: SystemId, _: &[f64]) -> Result<(), SimulationError> {
+        Err(SimulationError::Unsupported(
+            "rigid bodies take no held input (give forces and torques in the scenario)".into(),
+        ))
+    }
+
+    fn system_input(&self, _: SystemId) -> &[f64] {
+        &self.empty
+    }
+
+    fn set_input(&mut self, _: InteractionId, _: &[f64]) -> Result<(), SimulationError> {
+        Err(SimulationError::Unsupported(
+            "a rigid world has no relation inputs".into(),
+        ))
+    }
+
+    fn relation_input(&self, _: InteractionId) -> &[f64] {
+        &self.empty
+    }
+
+    fn statistics(&self) -> Statistics {
+        self.stats
+    }
+
+    fn save_state(&self) -> Result<SimulationState, StateError> {
+        Err(StateError::Unsupported(
+            "a rigid world cannot save its state yet".into(),
+        ))
+    }
+
+    fn restore_state(&mut self, _: &SimulationState) -> Result<(), StateError> {
+        Err(StateError::Unsupported(
+            "a rigid world cannot restore a state yet".into(),
+        ))
+    }
+}
