@@ -33,6 +33,10 @@ use crate::modelling::{InteractionId, Model, SystemId};
 /// before writing it, including the event schedule.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+// Both variants own their data on the heap; the enum itself (about 1 kB
+// for the event-driven one) is held in a saved state and rarely moved, and
+// a box would cost an allocation in every `save_state_into`.
+#[allow(clippy::large_enum_variant)]
 pub enum SimulationState {
     /// A time-stepping simulation's state (its clock, q, v, held inputs,
     /// the interactions' y, λ and warm starts, the counters).
