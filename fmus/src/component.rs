@@ -21,8 +21,7 @@
 //! time is *discarded* (nothing computed, the `fmi2Terminated` status
 //! becomes true).
 
-use std::collections::HashSet;
-
+use crate::handles::StateHandles;
 use crate::runner::{Experiment, Runner, RunnerError};
 use crate::xml::LOG_CATEGORIES;
 
@@ -91,7 +90,7 @@ pub struct Component<R: Runner> {
     /// A step was refused because it goes past the stop time.
     past_stop: bool,
     /// FMU states handed out and not freed (their addresses).
-    states: HashSet<usize>,
+    states: StateHandles,
 }
 
 /// The index of a category in [`LOG_CATEGORIES`].
@@ -123,7 +122,7 @@ impl<R: Runner> Component<R> {
             runner,
             make_runner,
             past_stop: false,
-            states: HashSet::new(),
+            states: StateHandles::default(),
         })
     }
 
@@ -435,23 +434,13 @@ impl<R: Runner> Component<R> {
         }
     }
 
-    /// Remembers a state handle given to the host.
-    pub fn register_state(&mut self, address: usize) {
-        self.states.insert(address);
+    /// The state handles handed to the host.
+    pub fn handles(&self) -> &StateHandles {
+        &self.states
     }
 
-    /// True when `address` is a state handle of this instance.
-    pub fn owns_state(&self, address: usize) -> bool {
-        self.states.contains(&address)
-    }
-
-    /// Forgets a state handle (freed by the host).
-    pub fn unregister_state(&mut self, address: usize) -> bool {
-        self.states.remove(&address)
-    }
-
-    /// The handles not freed by the host (freed with the instance).
-    pub fn take_states(&mut self) -> Vec<usize> {
-        self.states.drain().collect()
+    /// The state handles, to register or forget one.
+    pub fn handles_mut(&mut self) -> &mut StateHandles {
+        &mut self.states
     }
 }

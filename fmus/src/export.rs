@@ -177,8 +177,6 @@ pub fn export_scenario(
     if v3 {
         built.control_loop().map_err(Box::new)?;
     }
-    // An event-driven simulation cannot save its state (yet).
-    let can_save_state = built.strategy == nonsmooth::simulation::Strategy::TimeStepping;
     let iface = Interface::new(&built);
 
     let library = std::fs::read(req.library).map_err(|source| ExportError::Library {
@@ -196,7 +194,7 @@ pub fn export_scenario(
         serde_json::to_string(req.overrides).expect("a list of string pairs serializes");
     let describe = |token: &str| {
         if v3 {
-            crate::fmi3::xml::model_description(&iface, token, &tool, can_save_state)
+            crate::fmi3::xml::model_description(&iface, token, &tool)
         } else {
             model_description(&iface, token, &tool)
         }

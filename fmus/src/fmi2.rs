@@ -327,7 +327,7 @@ pub unsafe extern "C" fn fmi2FreeInstance(c: fmi2Component) {
         // SAFETY: returned by fmi2Instantiate, freed once.
         let mut inst = unsafe { Box::from_raw(c as *mut Instance) };
         inst.comp.call(|| "fmi2FreeInstance".into());
-        for s in inst.comp.take_states() {
+        for s in inst.comp.handles_mut().take_all() {
             // SAFETY: the states this instance handed out and still owns.
             drop(unsafe { Box::from_raw(s as *mut RunnerState) });
         }
@@ -511,14 +511,14 @@ pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, state: *mut fmi2FMUst
                 match comp.get_state(None) {
                     Ok(Some(s)) => {
                         let p = Box::into_raw(Box::new(s));
-                        comp.register_state(p as usize);
+                        comp.handles_mut().register(p as usize);
                         *state = p as fmi2FMUstate;
                         Status::Ok
                     }
                     Ok(None) => Status::Ok,
                     Err(st) => st,
                 }
-            } else if comp.owns_state(current as usize) {
+            } else if comp.handles().owns(current as usize) {
                 // SAFETY: a live state of this instance.
                 let slot = &mut *(current as *mut RunnerState);
                 match comp.get_state(Some(slot)) {
@@ -547,7 +547,7 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, state: fmi2FMUstate) 
             if state.is_null() {
                 return comp.error("fmi2SetFMUstate", "FMUstate is NULL");
             }
-            if !comp.owns_state(state as usize) {
+            if !comp.handles().owns(state as usize) {
                 return comp.error(
                     "fmi2SetFMUstate",
                     "FMUstate is not a state of this instance (freed, or from another one)",
@@ -576,7 +576,7 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(
                 return Status::Ok;
             }
             let p = *state;
-            if !comp.unregister_state(p as usize) {
+            if !comp.handles_mut().unregister(p as usize) {
                 return comp.error(
                     "fmi2FreeFMUstate",
                     "FMUstate is not a state of this instance (freed already, or from another one)",
@@ -605,7 +605,7 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
             if size.is_null() || state.is_null() {
                 return comp.error(f, "FMUstate or size is NULL");
             }
-            if !comp.owns_state(state as usize) {
+            if !comp.handles().owns(state as usize) {
                 return comp.error(f, "FMUstate is not a state of this instance");
             }
             let s = &*(state as *const RunnerState);
@@ -631,7 +631,7 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
             if bytes.is_null() || state.is_null() {
                 return comp.error(f, "FMUstate or serializedState is NULL");
             }
-            if !comp.owns_state(state as usize) {
+            if !comp.handles().owns(state as usize) {
                 return comp.error(f, "FMUstate is not a state of this instance");
             }
             let s = &*(state as *const RunnerState);
@@ -675,11 +675,11 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
                 Err(e) => return comp.error(f, &e.to_string()),
             };
             let current = *state;
-            if !current.is_null() && comp.owns_state(current as usize) {
+            if !current.is_null() && comp.handles().owns(current as usize) {
                 *(current as *mut RunnerState) = s;
             } else {
                 let p = Box::into_raw(Box::new(s));
-                comp.register_state(p as usize);
+                comp.handles_mut().register(p as usize);
                 *state = p as fmi2FMUstate;
             }
             Status::Ok

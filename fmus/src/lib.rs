@@ -10,6 +10,7 @@
 //!   trait ([`ScenarioRunner`]: the scenario's control loop, the one driver
 //!   of every run, on a time-stepping plant);
 //! * `component`: one instance's state machine, checks and logging;
+//! * `handles`: the FMU-state handles an instance gave its host;
 //! * `fmi2`: the C entry points of the shared library (`fmi2Instantiate`,
 //!   `fmi2DoStep`, …), exported when this crate is built as a cdylib;
 //! * `fmi3`: the FMI 3.0 modelDescription, instance state machine and C
@@ -21,6 +22,7 @@ pub mod config;
 pub mod export;
 pub mod fmi2;
 pub mod fmi3;
+pub mod handles;
 pub mod runner;
 pub mod variables;
 pub mod xml;

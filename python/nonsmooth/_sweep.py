@@ -71,8 +71,14 @@ def _pairs(point):
     return [(str(k), v if isinstance(v, str) else float(v)) for k, v in point.items()]
 
 
-def run_batch(text, path, points, metrics, strategy=None, t_end=None):
+def run_batch(text, path, points, metrics, strategy=None, t_end=None, task=None):
     """Runs a batch of points in this process: for each, (values, error).
+
+    ``task`` is the batch's index in the sweep, unused here: it makes every
+    task's arguments distinct, so that an executor that merges identical
+    calls (Dask keys a pure task by its function and arguments, and runs
+    tasks with the same key once) still runs every batch — two batches of
+    the same points are two batches of runs.
 
     ``metrics`` is a list of Builtin or callables. Built-in metrics only:
     one call into Rust for the whole batch (interpreter released). With
@@ -143,7 +149,10 @@ def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=
 
         executor = ProcessPoolExecutor(max_workers=workers)
     try:
-        futures = [executor.submit(run_batch, text, path, c, ms, strategy, t_end) for c in chunks]
+        futures = [
+            executor.submit(run_batch, text, path, c, ms, strategy, t_end, i)
+            for i, c in enumerate(chunks)
+        ]
         rows = []
         for f, c in zip(futures, chunks):
             try:

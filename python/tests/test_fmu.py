@@ -69,3 +69,26 @@ def test_export_errors(tmp_path):
         bad.export_fmu(tmp_path / "x.fmu", library=_library())
     assert e.value.file == str(EXAMPLES / "bouncing_ball.toml")
     assert not (tmp_path / "x.fmu").exists()
+
+
+def test_the_installed_package_ships_the_fmu_runtime(tmp_path, monkeypatch):
+    # No library= and no NONSMOOTH_FMU_LIBRARY: the wheel's own copy of the
+    # runtime (put in by the package's build backend) is what the FMU
+    # carries, and FMPy runs that FMU.
+    import fmpy
+
+    monkeypatch.delenv("NONSMOOTH_FMU_LIBRARY", raising=False)
+    shipped = pathlib.Path(nonsmooth.__file__).parent / "libnonsmooth_fmus.so"
+    assert shipped.is_file(), f"the installed package has no FMU runtime ({shipped})"
+    s = nonsmooth.Scenario.load(EXAMPLES / "bouncing_ball.toml").set(t_end=1)
+    out = tmp_path / "ball.fmu"
+    info = s.export_fmu(out)
+    with zipfile.ZipFile(out) as z:
+        carried = z.read(f"binaries/linux64/{info['model_identifier']}.so")
+    assert carried == shipped.read_bytes()
+    r = s.run(strategy="time-stepping")
+    step = float(s.parameters()["step"])
+    res = fmpy.simulate_fmu(str(out), stop_time=1.0, output_interval=step, step_size=step)
+    n = min(len(res), len(r.t))
+    assert n > 100
+    assert np.allclose(res["ball.q[0]"][:n], r["ball.q[0]"][:n], rtol=0, atol=1e-12)

@@ -66,6 +66,25 @@ def test_process_pool_and_dask_give_identical_tables():
         assert a[col].to_numpy().tobytes() == b[col].to_numpy().tobytes()
 
 
+def test_dask_runs_every_batch_even_when_batches_repeat():
+    # Eight identical points in batches of two: four tasks with the same
+    # points. Dask merges tasks with equal arguments (pure tasks keyed by
+    # their arguments); the sweep's tasks must stay distinct, and all four
+    # must run.
+    from dask.distributed import Client, LocalCluster, get_task_stream
+
+    samples = [{"alpha": 2.0, "control_period": 1e-2}] * 8
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, processes=True) as cluster:
+        with Client(cluster) as client:
+            with get_task_stream(client) as ts:
+                table = nonsmooth.sweep(SMC, samples=samples, metrics=METRICS,
+                                        executor=client.get_executor(), batch=2, set={"t_end": 3})
+            keys = {t["key"] for t in ts.data if "run_batch" in str(t["key"])}
+    assert len(keys) == 4, keys
+    assert len(table) == 8 and table["error"].isna().all()
+    assert (table["reach"] == 0.5).all()
+
+
 def sigma_at_one(result):
     """A callable metric (module-level: picklable for process pools)."""
     t = result.t

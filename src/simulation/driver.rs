@@ -19,7 +19,9 @@ use std::sync::Arc;
 
 use super::clock::TimeBase;
 use super::error::SimulationError;
-use super::event_driven::{EventDriven, EventDrivenSettings, EventDrivenStatistics, Transition};
+use super::event_driven::{
+    EventDriven, EventDrivenSettings, EventDrivenState, EventDrivenStatistics, Transition,
+};
 use super::events::{Event, EventKind, SourceId};
 use super::strategy::Strategy;
 use super::time_stepping::{
@@ -31,10 +33,18 @@ use crate::modelling::{InteractionId, Model, SystemId};
 /// before writing it, including the event schedule.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+// Both variants own their data on the heap; the enum itself (about 1 kB
+// for the event-driven one) is held in a saved state and rarely moved, and
+// a box would cost an allocation in every `save_state_into`.
+#[allow(clippy::large_enum_variant)]
 pub enum SimulationState {
     /// A time-stepping simulation's state (its clock, q, v, held inputs,
     /// the interactions' y, λ and warm starts, the counters).
     TimeStepping(TimeSteppingState),
+    /// An event-driven simulation's state (its clock at a float instant,
+    /// x, the mode, held inputs, the integrator inside its step, the
+    /// guards, the counters).
+    EventDriven(EventDrivenState),
 }
 
 impl SimulationState {
@@ -42,6 +52,7 @@ impl SimulationState {
     pub fn tick(&self) -> i64 {
         match self {
             SimulationState::TimeStepping(s) => s.tick(),
+            SimulationState::EventDriven(s) => s.tick(),
         }
     }
 
@@ -49,6 +60,32 @@ impl SimulationState {
     pub fn time(&self) -> f64 {
         match self {
             SimulationState::TimeStepping(s) => s.time(),
+            SimulationState::EventDriven(s) => s.time(),
+        }
+    }
+
+    /// Appends the state as bytes to `out`: the strategy's own format
+    /// (`NSTS…` for time-stepping, `NSED…` for event-driven).
+    pub fn write_bytes(&self, out: &mut Vec<u8>) {
+        match self {
+            SimulationState::TimeStepping(s) => s.write_bytes(out),
+            SimulationState::EventDriven(s) => s.write_bytes(out),
+        }
+    }
+
+    /// The state as bytes (see [`SimulationState::write_bytes`]).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_bytes(&mut out);
+        out
+    }
+
+    /// Reads a state written by [`SimulationState::to_bytes`], of either
+    /// strategy (told apart by the magic).
+    pub fn from_bytes(bytes: &[u8]) -> Result<SimulationState, StateError> {
+        match bytes.get(..4) {
+            Some(b"NSED") => EventDrivenState::from_bytes(bytes).map(SimulationState::EventDriven),
+            _ => TimeSteppingState::from_bytes(bytes).map(SimulationState::TimeStepping),
         }
     }
 }
@@ -289,19 +326,21 @@ impl Simulation for TimeStepping {
     fn save_state_into(&self, into: &mut SimulationState) -> Result<(), StateError> {
         match into {
             SimulationState::TimeStepping(s) => TimeStepping::save_state_into(self, s),
+            other => *other = Simulation::save_state(self)?,
         }
         Ok(())
     }
     fn restore_state(&mut self, state: &SimulationState) -> Result<(), StateError> {
         match state {
             SimulationState::TimeStepping(s) => TimeStepping::restore_state(self, s),
+            SimulationState::EventDriven(_) => Err(other_strategy("time-stepping", "event-driven")),
         }
     }
 }
 
-fn no_state(what: &str) -> StateError {
-    StateError::Unsupported(format!(
-        "an event-driven simulation cannot {what} its state (use time-stepping)"
+fn other_strategy(this: &str, state: &str) -> StateError {
+    StateError::Mismatch(format!(
+        "a state of an {state} simulation cannot be restored into a {this} one"
     ))
 }
 
@@ -323,9 +362,14 @@ impl Simulation for EventDriven {
         Some(EventDriven::event_statistics(self))
     }
     fn save_state(&self) -> Result<SimulationState, StateError> {
-        Err(no_state("save"))
+        Ok(SimulationState::EventDriven(EventDriven::save_state(self)))
     }
-    fn restore_state(&mut self, _: &SimulationState) -> Result<(), StateError> {
-        Err(no_state("restore"))
+    fn restore_state(&mut self, state: &SimulationState) -> Result<(), StateError> {
+        match state {
+            SimulationState::EventDriven(s) => EventDriven::restore_state(self, s),
+            SimulationState::TimeStepping(_) => {
+                Err(other_strategy("event-driven", "time-stepping"))
+            }
+        }
     }
 }

@@ -14,7 +14,8 @@ pub use clock::{ClockError, Rational, TimeBase};
 pub use driver::{simulate, Simulation, SimulationState};
 pub use error::SimulationError;
 pub use event_driven::{
-    EventDriven, EventDrivenSettings, EventDrivenStatistics, OdeMethod, Transition, TransitionKind,
+    EventDriven, EventDrivenSettings, EventDrivenState, EventDrivenStatistics, OdeMethod,
+    Transition, TransitionKind,
 };
 pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId};
 pub use strategy::Strategy;

@@ -149,13 +149,23 @@ int main(int argc, char **argv) {
     expect(fmi3GetClock(s, &vr0, 1, &bv), Error, before, 1, "clock call");
     before = messages;
     expect(fmi3SetFMUState(s, (State)x), Error, before, 1, "foreign FMU state");
-    /* The event-driven ball declares canGetAndSetFMUState = false. */
+    /* The event-driven ball saves its state: a step to the stop time, back
+       to t = 0, the same step again gives the same outputs bit for bit. */
     State st = NULL;
-    before = messages;
-    expect(fmi3GetFMUState(s, &st), Error, before, 1, "GetFMUState of an event-driven FMU");
-    check(st == NULL, "no state handed out");
-    expect(fmi3FreeFMUState(s, &st), OK, messages, 0, "FreeFMUState(NULL state)");
+    expect(fmi3GetFMUState(s, &st), OK, messages, 0, "GetFMUState of an event-driven FMU");
+    check(st != NULL, "a state handed out");
+    /* Every variable (8 parameters, the input, 8 outputs), not time. */
+    VR all[17];
+    for (int k = 0; k < 17; k++) all[k] = (VR)k;
+    double first[17], again[17];
     expect(fmi3DoStep(s, 0, 1.0, 0, &a, &b, &c, &t), OK, messages, 0, "a step to the stop time");
+    expect(fmi3GetFloat64(s, all, 17, first, 17), OK, messages, 0, "outputs after the step");
+    expect(fmi3SetFMUState(s, st), OK, messages, 0, "SetFMUState back to t = 0");
+    expect(fmi3DoStep(s, 0, 1.0, 0, &a, &b, &c, &t), OK, messages, 0, "the same step again");
+    expect(fmi3GetFloat64(s, all, 17, again, 17), OK, messages, 0, "outputs after it");
+    check(memcmp(first, again, sizeof first) == 0, "the same outputs, bit for bit");
+    expect(fmi3FreeFMUState(s, &st), OK, messages, 0, "FreeFMUState");
+    check(st == NULL, "the freed handle is set to NULL");
     check(!c, "no early return: the host did not allow it");
     before = messages;
     expect(fmi3DoStep(s, 1.0, 0.5, 0, &a, &b, &c, &t), Discard, before, 1,

@@ -321,7 +321,7 @@ pub unsafe extern "C" fn fmi3FreeInstance(c: fmi3Instance) {
         // SAFETY: returned by fmi3InstantiateCoSimulation, freed once.
         let mut inst = unsafe { Box::from_raw(c as *mut Instance) };
         inst.inst.call(|| "fmi3FreeInstance".into());
-        for s in inst.inst.take_states() {
+        for s in inst.inst.handles_mut().take_all() {
             // SAFETY: the states this instance handed out and still owns.
             drop(unsafe { Box::from_raw(s as *mut RunnerState) });
         }
@@ -577,7 +577,7 @@ pub unsafe extern "C" fn fmi3GetFMUState(c: fmi3Instance, state: *mut fmi3FMUSta
                 return inst.error("fmi3GetFMUState", "FMUState is NULL");
             }
             let current = *state;
-            if !current.is_null() && inst.owns_state(current as usize) {
+            if !current.is_null() && inst.handles().owns(current as usize) {
                 let slot = &mut *(current as *mut RunnerState);
                 return match inst.get_state(Some(slot)) {
                     Ok(_) => Status::Ok,
@@ -587,7 +587,7 @@ pub unsafe extern "C" fn fmi3GetFMUState(c: fmi3Instance, state: *mut fmi3FMUSta
             match inst.get_state(None) {
                 Ok(Some(s)) => {
                     let p = Box::into_raw(Box::new(s));
-                    inst.register_state(p as usize);
+                    inst.handles_mut().register(p as usize);
                     *state = p as fmi3FMUState;
                     Status::Ok
                 }
@@ -608,7 +608,7 @@ pub unsafe extern "C" fn fmi3SetFMUState(c: fmi3Instance, state: fmi3FMUState) -
             if state.is_null() {
                 return inst.error("fmi3SetFMUState", "FMUState is NULL");
             }
-            if !inst.owns_state(state as usize) {
+            if !inst.handles().owns(state as usize) {
                 return inst.error(
                     "fmi3SetFMUState",
                     "FMUState is not a state of this instance (freed, or from another one)",
@@ -634,7 +634,7 @@ pub unsafe extern "C" fn fmi3FreeFMUState(c: fmi3Instance, state: *mut fmi3FMUSt
                 return Status::Ok;
             }
             let p = *state;
-            if !inst.unregister_state(p as usize) {
+            if !inst.handles_mut().unregister(p as usize) {
                 return inst.error(
                     "fmi3FreeFMUState",
                     "FMUState is not a state of this instance (freed already, or from another one)",
@@ -663,7 +663,7 @@ pub unsafe extern "C" fn fmi3SerializedFMUStateSize(
             if size.is_null() || state.is_null() {
                 return inst.error(f, "FMUState or size is NULL");
             }
-            if !inst.owns_state(state as usize) {
+            if !inst.handles().owns(state as usize) {
                 return inst.error(f, "FMUState is not a state of this instance");
             }
             let s = &*(state as *const RunnerState);
@@ -689,7 +689,7 @@ pub unsafe extern "C" fn fmi3SerializeFMUState(
             if bytes.is_null() || state.is_null() {
                 return inst.error(f, "FMUState or serializedState is NULL");
             }
-            if !inst.owns_state(state as usize) {
+            if !inst.handles().owns(state as usize) {
                 return inst.error(f, "FMUState is not a state of this instance");
             }
             let s = &*(state as *const RunnerState);
@@ -733,11 +733,11 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
                 Err(e) => return inst.error(f, &e.to_string()),
             };
             let current = *state;
-            if !current.is_null() && inst.owns_state(current as usize) {
+            if !current.is_null() && inst.handles().owns(current as usize) {
                 *(current as *mut RunnerState) = s;
             } else {
                 let p = Box::into_raw(Box::new(s));
-                inst.register_state(p as usize);
+                inst.handles_mut().register(p as usize);
                 *state = p as fmi3FMUState;
             }
             Status::Ok

@@ -16,9 +16,8 @@
 //! it (`eventModeUsed`), else step mode. Event-mode calls on an instance
 //! whose host did not ask for event mode are errors.
 
-use std::collections::HashSet;
-
 use crate::component::{LogFn, MakeRunner, Status};
+use crate::handles::StateHandles;
 use crate::runner::{Experiment, Runner, RunnerError, StepEnd};
 use crate::xml::LOG_CATEGORIES;
 
@@ -100,7 +99,7 @@ pub struct Instance3<R: Runner> {
     /// state jumped there).
     jumped: bool,
     /// FMU states handed out and not freed (their addresses).
-    states: HashSet<usize>,
+    states: StateHandles,
 }
 
 const ERRORS: usize = 0;
@@ -131,7 +130,7 @@ impl<R: Runner> Instance3<R> {
             time_vr,
             past_stop: false,
             jumped: false,
-            states: HashSet::new(),
+            states: StateHandles::default(),
         })
     }
 
@@ -525,23 +524,13 @@ impl<R: Runner> Instance3<R> {
         }
     }
 
-    /// Remembers a state handle given to the host.
-    pub fn register_state(&mut self, address: usize) {
-        self.states.insert(address);
+    /// The state handles handed to the host.
+    pub fn handles(&self) -> &StateHandles {
+        &self.states
     }
 
-    /// True when `address` is a state handle of this instance.
-    pub fn owns_state(&self, address: usize) -> bool {
-        self.states.contains(&address)
-    }
-
-    /// Forgets a state handle (freed by the host).
-    pub fn unregister_state(&mut self, address: usize) -> bool {
-        self.states.remove(&address)
-    }
-
-    /// The handles not freed by the host (freed with the instance).
-    pub fn take_states(&mut self) -> Vec<usize> {
-        self.states.drain().collect()
+    /// The state handles, to register or forget one.
+    pub fn handles_mut(&mut self) -> &mut StateHandles {
+        &mut self.states
     }
 }

@@ -20,15 +20,10 @@ fn number(x: f64) -> String {
 }
 
 /// The text of an FMI 3.0 modelDescription.xml (co-simulation with event
-/// mode and early return) with the given instantiation token.
-/// `can_save_state`: whether the FMU can get, set and serialize its state
-/// (time-stepping plants can; event-driven ones cannot yet).
-pub fn model_description(
-    iface: &Interface,
-    token: &str,
-    tool: &str,
-    can_save_state: bool,
-) -> String {
+/// mode and early return, complete state get/set and serialization, for
+/// time-stepping and event-driven plants alike) with the given
+/// instantiation token.
+pub fn model_description(iface: &Interface, token: &str, tool: &str) -> String {
     let mut x = String::new();
     let _ = writeln!(x, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
     let _ = write!(
@@ -47,9 +42,8 @@ pub fn model_description(
     );
     let _ = writeln!(
         x,
-        r#"  <CoSimulation modelIdentifier="{}" needsExecutionTool="false" canBeInstantiatedOnlyOncePerProcess="false" canGetAndSetFMUState="{state}" canSerializeFMUState="{state}" providesDirectionalDerivatives="false" providesAdjointDerivatives="false" providesPerElementDependencies="false" canHandleVariableCommunicationStepSize="true" maxOutputDerivativeOrder="0" providesIntermediateUpdate="false" mightReturnEarlyFromDoStep="true" canReturnEarlyAfterIntermediateUpdate="false" hasEventMode="true" providesEvaluateDiscreteStates="false"/>"#,
+        r#"  <CoSimulation modelIdentifier="{}" needsExecutionTool="false" canBeInstantiatedOnlyOncePerProcess="false" canGetAndSetFMUState="true" canSerializeFMUState="true" providesDirectionalDerivatives="false" providesAdjointDerivatives="false" providesPerElementDependencies="false" canHandleVariableCommunicationStepSize="true" maxOutputDerivativeOrder="0" providesIntermediateUpdate="false" mightReturnEarlyFromDoStep="true" canReturnEarlyAfterIntermediateUpdate="false" hasEventMode="true" providesEvaluateDiscreteStates="false"/>"#,
         escape(&iface.model_identifier),
-        state = can_save_state
     );
     let units: BTreeSet<&str> = iface
         .variables

@@ -64,8 +64,9 @@ impl From<ScenarioError> for RunnerError {
 }
 
 /// The version of the serialized state format (2: every FMU saves its
-/// control loop's state, the plant's inside it).
-const STATE_FORMAT: u32 = 2;
+/// control loop's state, the plant's inside it; 3: with the time of the
+/// last early return, and plants of either strategy).
+const STATE_FORMAT: u32 = 3;
 
 /// The experiment the host sets up.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -211,6 +212,8 @@ pub struct ScenarioRunner {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunnerState {
     t_comm: f64,
+    /// The time of the last early return (the chattering guard reads it).
+    last_early: Option<f64>,
     inputs: Vec<f64>,
     host_params: BTreeMap<String, f64>,
     sim: ControlLoopState,
@@ -647,6 +650,7 @@ impl Runner for ScenarioRunner {
         let r = self.running()?;
         Ok(RunnerState {
             t_comm: self.t_comm,
+            last_early: self.last_early,
             inputs: self.inputs.clone(),
             host_params: self.host_params.clone(),
             sim: r.sim.save_state().map_err(state_error)?,
@@ -657,6 +661,7 @@ impl Runner for ScenarioRunner {
         let r = self.running()?;
         r.sim.save_state_into(&mut into.sim).map_err(state_error)?;
         into.t_comm = self.t_comm;
+        into.last_early = self.last_early;
         into.inputs.clone_from(&self.inputs);
         into.host_params.clone_from(&self.host_params);
         Ok(())
@@ -685,7 +690,7 @@ impl Runner for ScenarioRunner {
         }
         self.inputs.clone_from(&state.inputs);
         self.t_comm = state.t_comm;
-        self.last_early = None;
+        self.last_early = state.last_early;
         self.stepping = true;
         Ok(())
     }
@@ -700,6 +705,9 @@ impl Runner for ScenarioRunner {
         };
         put_str(&mut out, &self.guid);
         out.extend_from_slice(&state.t_comm.to_bits().to_le_bytes());
+        // The last early return: NaN when there was none.
+        let early = state.last_early.unwrap_or(f64::NAN);
+        out.extend_from_slice(&early.to_bits().to_le_bytes());
         out.extend_from_slice(&(state.inputs.len() as u64).to_le_bytes());
         for x in &state.inputs {
             out.extend_from_slice(&x.to_bits().to_le_bytes());
@@ -727,6 +735,7 @@ impl Runner for ScenarioRunner {
             return Err(bad("it was saved by another FMU (other GUID)"));
         }
         let t_comm = c.f64().ok_or_else(|| bad("truncated"))?;
+        let last_early = Some(c.f64().ok_or_else(|| bad("truncated"))?).filter(|t| !t.is_nan());
         let n = c.u64().ok_or_else(|| bad("truncated"))?;
         if n != self.inputs.len() as u64 {
             return Err(bad("another number of inputs"));
@@ -749,6 +758,7 @@ impl Runner for ScenarioRunner {
         let sim = ControlLoopState::from_bytes(&bytes[at..]).map_err(state_error)?;
         Ok(RunnerState {
             t_comm,
+            last_early,
             inputs,
             host_params,
             sim,

@@ -8,7 +8,9 @@
 //! * the plant's state ([`SimulationState`]: for a time-stepping plant its
 //!   clock — the event schedule of every sensor, observer and actuator
 //!   included —, q, v, the held inputs g and u, the interactions' y, λ and
-//!   warm starts, the counters);
+//!   warm starts, the counters; for an event-driven plant its clock at a
+//!   float instant, x, the mode, the integrator inside its step, the
+//!   guards, [`crate::simulation::EventDrivenState`]);
 //! * per sensor: the latest delivered measurement and whether there is one,
 //!   the measurements in transit on its delay line (oldest first), and for
 //!   a sensor fed from outside the value it holds;
@@ -32,7 +34,7 @@
 //! Bytes ([`ControlLoopState::to_bytes`]): a magic `NSCL` and a format
 //! version, then in postcard's serde format the objects, the laws'
 //! memories, the external inputs and last the plant's state as its own
-//! bytes (`NSTS…` for time-stepping). Reading
+//! bytes (`NSTS…` for time-stepping, `NSED…` for event-driven). Reading
 //! checks every length and value: damaged or truncated bytes are a
 //! [`ControlError::State`], never a panic.
 //!
@@ -44,7 +46,7 @@ use crate::control::error::ControlError;
 use serde::{Deserialize, Serialize};
 
 use crate::simulation::state_bytes;
-use crate::simulation::{SimulationState, StateError, TimeSteppingState};
+use crate::simulation::{SimulationState, StateError};
 
 /// Per-sensor part of a state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,7 +122,7 @@ fn timing_text(t: &Timing) -> String {
 
 impl ControlLoop {
     /// The complete state (see [`ControlLoopState`]). Fails only when the
-    /// plant cannot save its state (an event-driven plant).
+    /// plant cannot save its state (an imported FMU that cannot).
     pub fn save_state(&self) -> Result<ControlLoopState, ControlError> {
         let mut laws = Vec::new();
         let mut law_lengths = Vec::with_capacity(self.observers.len() + self.controllers.len());
@@ -462,7 +464,8 @@ const VERSION: u32 = 2;
 
 /// The objects' parts of a state as read: sensors, observers,
 /// controllers, the laws' memories and their lengths, the external inputs,
-/// then the plant's state as its own bytes (`NSTS…` for time-stepping).
+/// then the plant's state as its own bytes (`NSTS…` for time-stepping,
+/// `NSED…` for event-driven).
 /// [`ControlLoopState::write_bytes`] writes the same tuple, borrowed.
 type Parts = (
     Vec<SensorState>,
@@ -482,9 +485,7 @@ impl ControlLoopState {
     /// Appends the state as bytes to `out` (format in the module
     /// documentation).
     pub fn write_bytes(&self, out: &mut Vec<u8>) {
-        let plant = match &self.plant {
-            SimulationState::TimeStepping(p) => p.to_bytes(),
-        };
+        let plant = self.plant.to_bytes();
         let parts = (
             &self.sensors,
             &self.observers,
@@ -539,7 +540,7 @@ impl ControlLoopState {
         {
             return Err(bad("the laws' memories do not add up".into()));
         }
-        let plant = SimulationState::TimeStepping(TimeSteppingState::from_bytes(&plant)?);
+        let plant = SimulationState::from_bytes(&plant)?;
         Ok(ControlLoopState {
             plant,
             sensors,

@@ -55,11 +55,11 @@ const D7: f64 = 69997945.0 / 29380423.0;
 
 /// Stage and dense-output buffers of Dormand–Prince, sized once.
 pub(crate) struct DormandPrince {
-    k: [Vec<f64>; 7],
+    pub(super) k: [Vec<f64>; 7],
     tmp: Vec<f64>,
     /// The solution at the end of the last attempted step.
     pub x1: Vec<f64>,
-    r: [Vec<f64>; 5],
+    pub(super) r: [Vec<f64>; 5],
 }
 
 impl DormandPrince {

@@ -63,10 +63,10 @@ pub(crate) struct SysBlock {
     /// M constant (factored once in `mass`).
     pub mass_const: bool,
     /// LU of M (Lagrangian).
-    mass: Vec<f64>,
+    pub(super) mass: Vec<f64>,
     /// 1/Mᵢᵢ when M is constant and diagonal (then no LU solve).
     inv_diag: Option<Vec<f64>>,
-    piv: Vec<usize>,
+    pub(super) piv: Vec<usize>,
     /// F + g, then M⁻¹(F + g) + contact accelerations (Lagrangian).
     pub force: Vec<f64>,
     pub acc: Vec<f64>,
@@ -104,7 +104,7 @@ pub(crate) struct InterBlock {
     pub f: Option<DMatrix<f64>>,
     pub u: Vec<f64>,
     /// First-order mode: local active rows, LU of D_AA.
-    lcs_rows: Vec<usize>,
+    pub(super) lcs_rows: Vec<usize>,
     lcs_lu: Vec<f64>,
     lcs_piv: Vec<usize>,
     c_buf: Vec<f64>,
@@ -138,9 +138,9 @@ pub(crate) struct Dynamics {
     pub y_lcs: Vec<f64>,
     /// Contact rows in I₂, and the factored Delassus matrix over them.
     pub contacts: Vec<usize>,
-    del: Vec<f64>,
-    del_piv: Vec<usize>,
-    del_ok: bool,
+    pub(super) del: Vec<f64>,
+    pub(super) del_piv: Vec<usize>,
+    pub(super) del_ok: bool,
     a_buf: Vec<f64>,
     /// All contact masses constant.
     pub mass_const: bool,

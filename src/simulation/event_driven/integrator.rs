@@ -34,7 +34,7 @@ pub(crate) fn weighted_rms(e: &[f64], a: &[f64], b: &[f64], rtol: f64, atol: f64
     (s / e.len() as f64).sqrt()
 }
 
-enum Method {
+pub(super) enum Method {
     Dopri(Box<DormandPrince>),
     TrBdf2(Box<TrBdf2>),
 }
@@ -52,7 +52,7 @@ pub struct IntegratorStatistics {
 
 /// The integrator state: time, state vector and the last accepted step.
 pub(crate) struct Integrator {
-    method: Method,
+    pub(super) method: Method,
     pub t: f64,
     pub x: Vec<f64>,
     /// Start and size of the last accepted step (dense output on [t_prev, t_prev + h]).

@@ -31,6 +31,7 @@ mod impact;
 mod integrator;
 mod roots;
 mod settings;
+mod state;
 mod transitions;
 mod trbdf2;
 
@@ -38,6 +39,7 @@ use std::sync::Arc;
 
 pub use integrator::IntegratorStatistics;
 pub use settings::{EventDrivenSettings, OdeMethod};
+pub use state::EventDrivenState;
 
 use self::dynamics::{Dynamics, Family};
 use self::impact::EventProblems;

@@ -37,7 +37,7 @@ pub(crate) enum Attempt {
 
 pub(crate) struct TrBdf2 {
     n: usize,
-    f0: Vec<f64>,
+    pub(super) f0: Vec<f64>,
     fz: Vec<f64>,
     f1: Vec<f64>,
     z: Vec<f64>,
@@ -46,18 +46,18 @@ pub(crate) struct TrBdf2 {
     dx: Vec<f64>,
     tmp: Vec<f64>,
     /// J = ∂f/∂x at the step start, column-major.
-    jac: Vec<f64>,
-    jac_fresh: bool,
+    pub(super) jac: Vec<f64>,
+    pub(super) jac_fresh: bool,
     /// W = I − d h J, LU-factored, for `w_h`.
-    w: Vec<f64>,
-    piv: Vec<usize>,
-    w_h: f64,
+    pub(super) w: Vec<f64>,
+    pub(super) piv: Vec<usize>,
+    pub(super) w_h: f64,
     /// Dense output of the last accepted step: x, f(t,x), x₁, f(t+h,x₁), h.
-    d_x0: Vec<f64>,
-    d_f0: Vec<f64>,
-    d_x1: Vec<f64>,
-    d_f1: Vec<f64>,
-    d_h: f64,
+    pub(super) d_x0: Vec<f64>,
+    pub(super) d_f0: Vec<f64>,
+    pub(super) d_x1: Vec<f64>,
+    pub(super) d_f1: Vec<f64>,
+    pub(super) d_h: f64,
     /// Newton iterations done (statistics).
     pub newton_iterations: u64,
 }
