@@ -33,7 +33,7 @@ use nonsmooth::simulation::clock::run_clock;
 use nonsmooth::simulation::Simulation;
 use nonsmooth::simulation::{
     Event, EventKind, EventManager, SimulationError, SimulationState, SourceId, StateError,
-    Statistics, StepOutcome, Strategy, TimeBase,
+    Statistics, StepOutcome, Strategy, TickGrid, TimeBase,
 };
 
 use crate::world::{RigidWorld, WorldError};
@@ -299,34 +299,15 @@ impl Simulation for RigidSimulation {
         period: Option<i64>,
         name: &str,
     ) -> Result<SourceId, SimulationError> {
-        let secs = |ticks: i64| self.base.seconds(ticks);
-        let off_grid = |what: String, value: f64| SimulationError::OffGrid {
-            what,
-            value,
+        let grid = TickGrid {
+            base: self.base,
+            t0_tick: self.t0_tick,
+            step_ticks: self.step_ticks,
             step: self.h,
         };
-        if (offset - self.t0_tick) % self.step_ticks != 0 {
-            return Err(off_grid(
-                format!("event '{name}' first instant"),
-                secs(offset),
-            ));
-        }
-        if offset < self.tick {
-            return Err(SimulationError::BadArgument(format!(
-                "event '{name}': first instant {} s is before the current time {} s",
-                secs(offset),
-                secs(self.tick)
-            )));
-        }
-        let id = match period {
-            Some(p) => {
-                if p % self.step_ticks != 0 {
-                    return Err(off_grid(format!("event '{name}' period"), secs(p)));
-                }
-                self.events.add_periodic(kind, offset, p)?
-            }
-            None => self.events.add_once(kind, offset),
-        };
+        let id = self
+            .events
+            .add_on_grid(&grid, self.tick, kind, offset, period, name)?;
         self.names.push(name.to_string());
         Ok(id)
     }

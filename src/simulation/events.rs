@@ -11,7 +11,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::clock::ClockError;
+use super::clock::{ClockError, TimeBase};
+use super::error::SimulationError;
 
 /// Kinds of events. They are processed at one instant in the order of
 /// [`EventKind::rank`] (time-discretisation → communication → nonsmooth →
@@ -179,6 +180,20 @@ struct QuietRun {
     until: i64,
 }
 
+/// The instants t₀ + k·h of a time-stepping clock, in ticks of its
+/// [`TimeBase`]: where such a clock may place events.
+#[derive(Debug, Clone, Copy)]
+pub struct TickGrid {
+    /// The base the ticks count in.
+    pub base: TimeBase,
+    /// t₀, in ticks.
+    pub t0_tick: i64,
+    /// h, in ticks (> 0).
+    pub step_ticks: i64,
+    /// h, in seconds (as the user gave it; for error messages).
+    pub step: f64,
+}
+
 impl EventManager {
     /// An empty manager.
     pub fn new() -> Self {
@@ -207,6 +222,50 @@ impl EventManager {
             });
         }
         Ok(self.push_source(kind, offset, Some(period)))
+    }
+
+    /// Registers a source of a time-stepping clock: occurrences at
+    /// `offset + k·period` ticks (k ≥ 0; once when `period` is `None`), each
+    /// of which must be an instant t₀ + j·h of `grid` and not before `now`
+    /// (ticks). Otherwise [`SimulationError::OffGrid`] names the first
+    /// instant or the period that is off the grid, and
+    /// [`SimulationError::BadArgument`] a first instant in the past; nothing
+    /// is registered then.
+    pub fn add_on_grid(
+        &mut self,
+        grid: &TickGrid,
+        now: i64,
+        kind: EventKind,
+        offset: i64,
+        period: Option<i64>,
+        name: &str,
+    ) -> Result<SourceId, SimulationError> {
+        let secs = |ticks: i64| grid.base.seconds(ticks);
+        let off_grid = |what: String, value: f64| SimulationError::OffGrid {
+            what,
+            value,
+            step: grid.step,
+        };
+        if (offset - grid.t0_tick) % grid.step_ticks != 0 {
+            return Err(off_grid(
+                format!("event '{name}' first instant"),
+                secs(offset),
+            ));
+        }
+        if offset < now {
+            return Err(SimulationError::BadArgument(format!(
+                "event '{name}': first instant {} s is before the current time {} s",
+                secs(offset),
+                secs(now)
+            )));
+        }
+        match period {
+            Some(p) if p % grid.step_ticks != 0 => {
+                Err(off_grid(format!("event '{name}' period"), secs(p)))
+            }
+            Some(p) => Ok(self.add_periodic(kind, offset, p)?),
+            None => Ok(self.add_once(kind, offset)),
+        }
     }
 
     /// Registers a one-off event at `tick`.

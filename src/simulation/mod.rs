@@ -17,7 +17,7 @@ pub use event_driven::{
     EventDriven, EventDrivenSettings, EventDrivenState, EventDrivenStatistics, OdeMethod,
     Transition, TransitionKind,
 };
-pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId};
+pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId, TickGrid};
 pub use strategy::Strategy;
 pub use time_stepping::{
     Assembly, FirstOrderScheme, ProblemFamily, StateError, Statistics, StepOutcome, TimeStepping,

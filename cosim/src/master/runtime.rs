@@ -6,7 +6,7 @@ use nonsmooth::modelling::{InteractionId, Model, SystemId};
 use nonsmooth::simulation::Simulation;
 use nonsmooth::simulation::{
     Event, EventKind, SimulationError, SimulationState, SourceId, StateError, Statistics,
-    StepOutcome, Strategy, TimeBase,
+    StepOutcome, Strategy, TickGrid, TimeBase,
 };
 
 use super::{CoSimulation, Coupling, Slave};
@@ -168,35 +168,15 @@ impl Simulation for CoSimulation {
         period: Option<i64>,
         name: &str,
     ) -> Result<SourceId, SimulationError> {
-        let h = self.base.seconds(self.grid_ticks) - self.base.seconds(0);
-        let off_grid = |what: String, value: f64| SimulationError::OffGrid {
-            what,
-            value,
-            step: h,
+        let grid = TickGrid {
+            base: self.base,
+            t0_tick: self.t0_tick,
+            step_ticks: self.grid_ticks,
+            step: self.base.seconds(self.grid_ticks) - self.base.seconds(0),
         };
-        if (offset - self.t0_tick) % self.grid_ticks != 0 {
-            return Err(off_grid(
-                format!("event '{name}' first instant"),
-                self.base.seconds(offset),
-            ));
-        }
-        if offset < self.tick {
-            return Err(SimulationError::BadArgument(format!(
-                "event '{name}': first instant before the current time"
-            )));
-        }
-        let id = match period {
-            Some(p) => {
-                if p % self.grid_ticks != 0 {
-                    return Err(off_grid(
-                        format!("event '{name}' period"),
-                        self.base.seconds(p),
-                    ));
-                }
-                self.events.add_periodic(kind, offset, p)?
-            }
-            None => self.events.add_once(kind, offset),
-        };
+        let id = self
+            .events
+            .add_on_grid(&grid, self.tick, kind, offset, period, name)?;
         self.names.push(name.to_string());
         self.slave_of_source.push(None);
         Ok(id)

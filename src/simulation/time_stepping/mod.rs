@@ -42,7 +42,7 @@ use self::interaction_work::InteractionWork;
 use self::problem::OneStepProblem;
 use self::system_work::{Scheme, SystemWork};
 use super::clock::{run_clock, TimeBase};
-use super::events::{Event, EventKind, EventManager, SourceId};
+use super::events::{Event, EventKind, EventManager, SourceId, TickGrid};
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::modelling::relation::Relation;
 use crate::numerics::SolverSettings;
@@ -767,35 +767,15 @@ impl TimeStepping {
         period: Option<i64>,
         name: &str,
     ) -> Result<SourceId, SimulationError> {
-        let h = self.settings.step;
-        let secs = |ticks: i64| self.base.seconds(ticks);
-        if (offset - self.t0_tick) % self.step_ticks != 0 {
-            return Err(SimulationError::OffGrid {
-                what: format!("event '{name}' first instant"),
-                value: secs(offset),
-                step: h,
-            });
-        }
-        if offset < self.tick {
-            return Err(SimulationError::BadArgument(format!(
-                "event '{name}': first instant {} s is before the current time {} s",
-                secs(offset),
-                secs(self.tick)
-            )));
-        }
-        let id = match period {
-            Some(p) => {
-                if p % self.step_ticks != 0 {
-                    return Err(SimulationError::OffGrid {
-                        what: format!("event '{name}' period"),
-                        value: secs(p),
-                        step: h,
-                    });
-                }
-                self.events.add_periodic(kind, offset, p)?
-            }
-            None => self.events.add_once(kind, offset),
+        let grid = TickGrid {
+            base: self.base,
+            t0_tick: self.t0_tick,
+            step_ticks: self.step_ticks,
+            step: self.settings.step,
         };
+        let id = self
+            .events
+            .add_on_grid(&grid, self.tick, kind, offset, period, name)?;
         debug_assert_eq!(id.0, self.source_names.len());
         self.source_names.push(name.to_string());
         Ok(id)
