@@ -85,7 +85,12 @@ impl RigidWorld {
         Ok(report)
     }
 
-    /// The time.
+    /// The settings of the contact step.
+    pub fn contact_settings(&self) -> &ContactSettings {
+        self.stepper.settings()
+    }
+
+    /// The world's time.
     pub fn time(&self) -> f64 {
         self.time
     }

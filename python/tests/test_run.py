@@ -13,7 +13,20 @@ import nonsmooth
 
 from conftest import EXAMPLES
 
-SCENARIOS = sorted(EXAMPLES.glob("*.toml"))
+
+
+def is_cosimulation(path):
+    """A scenario with [[fmus]] (docs/cosimulation.md)."""
+    return any(line.strip() == "[[fmus]]" for line in path.read_text().splitlines())
+
+
+ALL = sorted(EXAMPLES.glob("*.toml"))
+SCENARIOS = [p for p in ALL if not is_cosimulation(p)]
+COSIMULATIONS = [p for p in ALL if is_cosimulation(p)]
+
+# Examples whose full run takes minutes are compared on a shortened run:
+# the same overrides are given to the command line and to nonsmooth.run.
+SHORTENED = {"spheres_in_box": {"spheres": 100, "t_end": 0.5}}
 
 
 def read_csv(path):
@@ -29,13 +42,16 @@ def same(a, b):
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
 def test_run_equals_the_command_line_csv(path, cli, tmp_path):
     events = tmp_path / "events.csv"
+    overrides = SHORTENED.get(path.stem, {})
+    sets = [a for k, v in overrides.items() for a in ("--set", f"{k}={v}")]
     subprocess.run(
-        [str(cli), "run", "-q", str(path), "--out", str(tmp_path), "--events", str(events)],
+        [str(cli), "run", "-q", str(path), "--out", str(tmp_path), "--events", str(events)]
+        + sets,
         check=True,
     )
     (csv_file,) = [p for p in tmp_path.glob("*.csv") if p != events]
     header, rows = read_csv(csv_file)
-    r = nonsmooth.run(path)
+    r = nonsmooth.run(path, set=overrides)
     assert r.columns == header
     data = r.to_numpy()
     assert data.shape == (len(rows), len(header))
@@ -49,6 +65,15 @@ def test_run_equals_the_command_line_csv(path, cli, tmp_path):
     assert len(r.events) == len(ev_rows)
     for (t, kind, obj), (tt, kk, oo) in zip(r.events, ev_rows):
         assert (t, kind, obj) == (float(tt), kk, oo)
+
+
+@pytest.mark.parametrize("path", COSIMULATIONS, ids=[p.stem for p in COSIMULATIONS])
+def test_a_cosimulation_is_refused_with_its_line(path):
+    # nonsmooth.run builds native scenarios only; a scenario with [[fmus]]
+    # runs through the command line (docs/python.md).
+    with pytest.raises(nonsmooth.ScenarioError, match="co-simulation") as e:
+        nonsmooth.run(path)
+    assert e.value.line is not None
 
 
 def test_result_interface():

@@ -182,6 +182,10 @@ pub struct RigidTable {
     pub friction: Option<SQ>,
     /// Restitution e of surfaces without a material (default 0).
     pub restitution: Option<SQ>,
+    /// The largest solver error of a step kept when the frictional solver
+    /// stops at its iteration limit (default: none, such a step stops the
+    /// run); at least `[simulation] tolerance`.
+    pub accept_error: Option<SQ>,
 }
 
 /// One `[[materials]]` entry.

@@ -191,6 +191,65 @@ fn a_stack_of_boxes_stays_still_for_ten_seconds() {
     }
 }
 
+/// The box stack solved by NSGS alone (which stalls at a few 10⁻⁷ on it,
+/// docs/rigid-scenarios.md) over `t_end`, with `rigid_extra` appended to
+/// `[rigid]`.
+#[allow(clippy::result_large_err)]
+fn nsgs_stack(t_end: f64, rigid_extra: &str) -> Result<BuiltScenario, ScenarioError> {
+    let text = std::fs::read_to_string(example("box_stack.toml")).unwrap();
+    let text = text
+        .replace("solver = \"default\"", "solver = \"nsgs\"")
+        .replace("[rigid]\n", &format!("[rigid]\n{rigid_extra}\n"));
+    let mut s = Scenario::from_str(&text, "stack.toml")?;
+    s.set_parameter("t_end", t_end)?;
+    s.build()
+}
+
+#[test]
+fn a_step_short_of_the_tolerance_stops_the_run_unless_accepted() {
+    // Without accept_error the first step NSGS leaves above 1e-10 stops the
+    // run with the solver's status and error.
+    let built = nsgs_stack(0.2, "").unwrap();
+    let mut cl = built.control_loop().unwrap();
+    let failure = loop {
+        match cl.step() {
+            Ok(StepOutcome::Advanced { .. }) => {}
+            Ok(StepOutcome::Finished) => panic!("NSGS solved every step of the stack to 1e-10"),
+            Err(e) => break e.to_string(),
+        }
+    };
+    assert!(failure.contains("iteration_limit"), "{failure}");
+
+    // With accept_error = 1e-4 the run goes to its end; the steps kept are
+    // counted and every recorded error is within the bound.
+    let built = nsgs_stack(0.2, "accept_error = 1e-4").unwrap();
+    let mut kept = 0.0f64;
+    let mut worst = 0.0f64;
+    let mut end = 0.0;
+    run_each(&built, |t, _, world| {
+        assert!(world[6] >= kept, "the count of kept steps never decreases");
+        kept = world[6];
+        worst = worst.max(world[5]);
+        end = t;
+    });
+    assert!((end - 0.2).abs() < 1e-12);
+    eprintln!("{kept} steps kept short of 1e-10, worst error {worst:e}");
+    assert!(kept >= 1.0, "no step was kept short of the tolerance");
+    assert!(
+        worst <= 1e-4,
+        "a recorded step error {worst:e} exceeds accept_error"
+    );
+
+    // accept_error below the tolerance is refused at its line.
+    let e = nsgs_stack(0.2, "accept_error = 1e-12").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("accept_error must be finite and at least the tolerance"),
+        "{e}"
+    );
+    assert_eq!(e.line(), Some(21), "{e}");
+}
+
 #[test]
 fn a_ball_rolls_down_a_height_field_slope() {
     // z = s·x: a slope of angle α = atan(s) going down toward −x. A solid

@@ -59,6 +59,12 @@ pub struct ContactSettings {
     /// `nsgs` by default; `default` (NSGS, then nonsmooth Newton and PROX
     /// from the best point) when NSGS stalls, as on stacks.
     pub solver_name: &'static str,
+    /// The largest error of a step kept when the solver stops at its
+    /// iteration limit short of `solver.tolerance` (the solver's own error
+    /// measure). `None`: such a step is an error. A run that uses it reports
+    /// the steps kept (the caller counts them: see the collision crate's
+    /// `RigidSimulation`).
+    pub accept_error: Option<f64>,
 }
 
 impl Default for ContactSettings {
@@ -75,6 +81,7 @@ impl Default for ContactSettings {
                 ..SolverSettings::default()
             },
             solver_name: "nsgs",
+            accept_error: None,
         }
     }
 }
@@ -135,6 +142,17 @@ impl ContactStep {
                 name: "gamma",
                 reason: format!("must lie in [0, 1], got {}", settings.gamma),
             });
+        }
+        if let Some(a) = settings.accept_error {
+            if !(a.is_finite() && a >= settings.solver.tolerance) {
+                return Err(RigidError::InvalidSetting {
+                    name: "accept_error",
+                    reason: format!(
+                        "must be finite and at least the solver's tolerance {}, got {a}",
+                        settings.solver.tolerance
+                    ),
+                });
+            }
         }
         let mut solver = friction_solver(settings.solver_name, settings.solver)?;
         solver.set_timed(false);

@@ -422,6 +422,21 @@ pub(super) fn rigid_scene(
     if sim.newton_tolerance.is_some() {
         scene.contact.scheme.newton_tolerance = ts.newton_tolerance;
     }
+    if let Some(a) = file
+        .rigid
+        .as_ref()
+        .and_then(|r| r.get_ref().accept_error.as_ref())
+    {
+        let e = ctx.number(a, "accept_error")?;
+        let tol = scene.contact.solver.tolerance;
+        if !(e.is_finite() && e >= tol) {
+            return Err(invalid(
+                ctx.at(a.span()),
+                format!("accept_error must be finite and at least the tolerance {tol}, got {e}"),
+            ));
+        }
+        scene.contact.accept_error = Some(e);
+    }
     if let Some(f) = file
         .output
         .as_ref()
