@@ -19,6 +19,7 @@ mod broad_phase;
 mod detector;
 mod error;
 mod generators;
+mod mesh;
 mod output;
 mod shapes;
 mod simulation;
@@ -30,6 +31,7 @@ pub use error::{CollisionError, Result};
 pub use generators::{
     lattice_positions, random_pile_positions, random_vectors, spheres_in_box, Scene, SpheresInBox,
 };
+pub use mesh::{grid_mesh, read_mesh_file};
 pub use output::{FrameWriter, FRAME_HEADER};
 pub use shapes::{MassProperties, ShapeDesc};
 pub use simulation::{
