@@ -160,7 +160,61 @@ def cube():
     print(f"cube: {len(rows)} rows, {per_step * 1e6:.1f} us/step -> {write('cube', rows)}")
 
 
+def spheres_in_box(n, warm=300, measured=100):
+    """The scene of collision/benches/spheres_in_box.rs: n spheres
+    (r = 0.05, 1000 kg/m^3) in ten layers on a lattice of pitch 0.11 in a
+    box sqrt(n/10) spheres wide, random initial velocities in [-0.5, 0.5]
+    (another generator than ours), mu = 0.3, h = 1e-3, NSGS to 1e-4 in at
+    most 100 sweeps; the floor and walls are static Bullet boxes. Prints
+    the mean wall time of computeOneStep over the measured steps."""
+    radius, spacing, rho = 0.05, 0.01, 1000.0
+    per_row = math.ceil(math.sqrt(n / 10.0))
+    width = per_row * (2 * radius + spacing) + spacing
+    half = width / 2
+    s = Scene(0.3, 1e-3, (warm + measured + 1) * 1e-3, tolerance=1e-4, max_iter=100)
+    walls = SiconosContactorSet()
+    thick = 0.5
+    for size, at in [((width + 2, width + 2, 2 * thick), (0, 0, -thick)),
+                     ((2 * thick, width + 2, 40), (half + thick, 0, 20)),
+                     ((2 * thick, width + 2, 40), (-half - thick, 0, 20)),
+                     ((width + 2, 2 * thick, 40), (0, half + thick, 20)),
+                     ((width + 2, 2 * thick, 40), (0, -half - thick, 20))]:
+        box = SiconosBox(*size)
+        walls.append(SiconosContactor(box, list(at) + [1, 0, 0, 0]))
+    s.manager.insertStaticContactorSet(walls, [0, 0, 0, 1, 0, 0, 0])
+    mass = rho * 4.0 / 3.0 * math.pi * radius ** 3
+    rng = np.random.default_rng(1)
+    pitch = 2 * radius + spacing
+    start = -half + 0.5 * spacing + radius
+    for i in range(n):
+        layer, in_layer = divmod(i, per_row * per_row)
+        iy, ix = divmod(in_layer, per_row)
+        q = [start + ix * pitch, start + iy * pitch,
+             radius + spacing + layer * pitch, 1, 0, 0, 0]
+        v = list(rng.uniform(-0.5, 0.5, 3)) + [0, 0, 0]
+        s.add(SiconosSphere(radius), q, v, mass, [0.4 * mass * radius ** 2] * 3)
+    sim = sk.TimeStepping(s.nsds, sk.TimeDiscretisation(0.0, s.h))
+    sim.insertIntegrator(s.osi)
+    sim.insertNonSmoothProblem(s.problem)
+    sim.insertInteractionManager(s.manager)
+    total, contacts = 0.0, 0
+    for k in range(warm + measured):
+        t0 = time.perf_counter()
+        sim.computeOneStep()
+        t1 = time.perf_counter()
+        if k >= warm:
+            total += t1 - t0
+            contacts += s.problem.getSizeOutput() // 3
+        sim.nextStep()
+    print(f"Siconos 4.4, N = {n}: {total / measured * 1e3:.3f} ms/step, "
+          f"{contacts / measured:.0f} contacts per step (steps {warm}..{warm + measured})")
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--bench":
+        for n in sys.argv[2:]:
+            spheres_in_box(int(n))
+        sys.exit(0)
     ball(0.0, 0.0, 1.0, "rest")
     ball(0.3, 2.0, 0.5, "sliding")
     cube()
