@@ -145,7 +145,6 @@ fn read_obj(path: &Path) -> Result<Triangles> {
         single_index: false,
         ignore_points: true,
         ignore_lines: true,
-        ..Default::default()
     };
     // Materials (.mtl) do not matter to contact: none is loaded.
     let (models, _) = tobj::load_obj_buf(&mut reader, &options, |_| {
