@@ -39,6 +39,14 @@ pub enum CollisionError {
         /// The two shape kinds.
         kinds: String,
     },
+    /// A mesh file cannot be read or holds no valid triangle mesh.
+    #[error("mesh file {}: {reason}", path.display())]
+    MeshFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// Result of contact detection.

@@ -6,7 +6,9 @@
 //! [`nonsmooth::rigid::Contact`] records the core's contact step takes:
 //! a broad phase ([`BroadPhase`]: parry3d's BVH, or all pairs) proposes
 //! pairs, parry3d's contact manifolds give points, normals and gaps within
-//! a margin, and contacts keep their ids while they persist.
+//! a margin, and contacts keep their ids while they persist. Triangle
+//! meshes come from OBJ and STL files ([`read_mesh_file`]) or from heights
+//! over a grid ([`grid_mesh`]).
 //!
 //! This crate is apart from the core so that parry3d and its dependencies
 //! stay out of it: the core's rigid-body layer depends only on nalgebra and
@@ -19,6 +21,7 @@ mod broad_phase;
 mod detector;
 mod error;
 mod generators;
+mod mesh;
 mod output;
 mod shapes;
 mod simulation;
@@ -30,6 +33,7 @@ pub use error::{CollisionError, Result};
 pub use generators::{
     lattice_positions, random_pile_positions, random_vectors, spheres_in_box, Scene, SpheresInBox,
 };
+pub use mesh::{grid_mesh, read_mesh_file};
 pub use output::{FrameWriter, FRAME_HEADER};
 pub use shapes::{MassProperties, ShapeDesc};
 pub use simulation::{

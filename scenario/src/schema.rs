@@ -204,8 +204,8 @@ pub struct MaterialEntry {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ShapeEntry {
-    /// `sphere`, `box`, `capsule`, `cylinder`, `convex_hull`, `plane`
-    /// or `height_field`.
+    /// `sphere`, `box`, `capsule`, `cylinder`, `convex_hull`, `plane`,
+    /// `height_field` or `mesh`.
     #[serde(rename = "type")]
     pub kind: SStr,
     /// Sphere, capsule, cylinder: radius.
@@ -218,12 +218,15 @@ pub struct ShapeEntry {
     pub points: Option<SMat>,
     /// Plane: outward normal (the solid is {x : n·(x − p) ≤ 0}).
     pub normal: Option<SVec>,
-    /// Height field: z = f(x, y), an expression of `x` and `y`.
+    /// Height field, grid mesh: z = f(x, y), an expression of `x` and `y`.
     pub height: Option<SStr>,
-    /// Height field: extent along x and y, centred on the shape's origin.
+    /// Height field, grid mesh: extent along x and y, centred on the
+    /// shape's origin.
     pub size: Option<SVec>,
-    /// Height field: samples along x and y (≥ 2 each).
+    /// Height field, grid mesh: samples along x and y (≥ 2 each).
     pub samples: Option<SVec>,
+    /// Mesh: a Wavefront OBJ or STL file, relative to the scenario file.
+    pub file: Option<SStr>,
     /// Position of the shape in the body frame.
     pub position: Option<SVec>,
     /// Rotation of the shape in the body frame, axis × angle (rad).

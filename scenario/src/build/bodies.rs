@@ -8,16 +8,15 @@
 //! (axis × angle); when the centre of mass of the shapes (from `density`,
 //! or the shapes' volumes for `mass`) is not at the body frame's origin,
 //! the shapes are shifted so that it is. Capsules and cylinders lie along
-//! the shape's z axis; a height field z = f(x, y) spans `size` centred on
-//! the shape's origin. The inertia of a body of several shapes sums each
+//! the shape's z axis; a height field or a grid mesh z = f(x, y) spans
+//! `size` centred on the shape's origin (shapes are built in `shapes`). The inertia of a body of several shapes sums each
 //! shape's inertia turned into the body frame, R I Rᵀ, moved to the common
 //! centre by the parallel-axis term m (|d|² I₃ − d dᵀ).
 
 use std::collections::HashMap;
-use std::f64::consts::FRAC_PI_2;
 use std::sync::Arc;
 
-use nalgebra::{DMatrix, Isometry3, Matrix3, Point3, Translation3, UnitQuaternion, Vector3};
+use nalgebra::{Isometry3, Matrix3, Point3, Translation3, UnitQuaternion, Vector3};
 use nonsmooth::modelling::{Model, SystemId, TimeVector};
 use nonsmooth::rigid::{BodyState, ContactSettings, Load, RigidBody};
 use nonsmooth::simulation::SimulationError;
@@ -26,10 +25,11 @@ use nonsmooth_collision::{
     RigidClock, RigidSimulation, RigidWorld, ShapeDesc, BODY_LAYOUT, WORLD_LAYOUT, WORLD_SYSTEM,
 };
 
+use super::shapes::{rotation, shape};
 use super::{instance, instances};
 use crate::error::{Place, Result, ScenarioError};
 use crate::record::{ControlVariables, Variable};
-use crate::schema::{BodyEntry, GeneratorEntry, SVec, ScenarioFile, ShapeEntry, SQ};
+use crate::schema::{BodyEntry, GeneratorEntry, SVec, ScenarioFile, SQ};
 use crate::settings::AllSettings;
 use crate::values::Ctx;
 
@@ -140,14 +140,14 @@ pub(super) fn variables(scene: &RigidScene) -> ControlVariables {
     out
 }
 
-fn invalid(at: Place, reason: impl Into<String>) -> ScenarioError {
+pub(super) fn invalid(at: Place, reason: impl Into<String>) -> ScenarioError {
     ScenarioError::Invalid {
         at,
         reason: reason.into(),
     }
 }
 
-fn vec3(ctx: Ctx<'_>, v: &SVec, what: &str) -> Result<Vector3<f64>> {
+pub(super) fn vec3(ctx: Ctx<'_>, v: &SVec, what: &str) -> Result<Vector3<f64>> {
     let x = ctx.vector(v, what)?;
     if x.len() != 3 {
         return Err(ScenarioError::Shape {
@@ -159,12 +159,12 @@ fn vec3(ctx: Ctx<'_>, v: &SVec, what: &str) -> Result<Vector3<f64>> {
     Ok(Vector3::new(x[0], x[1], x[2]))
 }
 
-fn opt_vec3(ctx: Ctx<'_>, v: &Option<SVec>, what: &str) -> Result<Vector3<f64>> {
+pub(super) fn opt_vec3(ctx: Ctx<'_>, v: &Option<SVec>, what: &str) -> Result<Vector3<f64>> {
     v.as_ref()
         .map_or(Ok(Vector3::zeros()), |v| vec3(ctx, v, what))
 }
 
-fn positive(ctx: Ctx<'_>, q: &SQ, what: &str) -> Result<f64> {
+pub(super) fn positive(ctx: Ctx<'_>, q: &SQ, what: &str) -> Result<f64> {
     let v = ctx.number(q, what)?;
     if v > 0.0 {
         Ok(v)
@@ -447,178 +447,6 @@ pub(super) fn rigid_scene(
             .map_err(|_| invalid(ctx.at(f.span()), format!("frames must be ≥ 0, got {k}")))?;
     }
     Ok(Some(scene))
-}
-
-/// Rotation by a rotation vector (axis × angle).
-fn rotation(ctx: Ctx<'_>, v: &Option<SVec>, what: &str) -> Result<UnitQuaternion<f64>> {
-    Ok(UnitQuaternion::from_scaled_axis(opt_vec3(ctx, v, what)?))
-}
-
-/// The quarter turn about x that takes parry3d's y axis (capsules,
-/// cylinders, height fields) to the shape's z axis.
-fn y_to_z() -> UnitQuaternion<f64> {
-    UnitQuaternion::from_axis_angle(&Vector3::x_axis(), FRAC_PI_2)
-}
-
-/// One shape: its description and pose in the body frame.
-fn shape(
-    ctx: Ctx<'_>,
-    s: &ShapeEntry,
-    span: std::ops::Range<usize>,
-) -> Result<(ShapeDesc, Isometry3<f64>)> {
-    let kind = s.kind.get_ref().as_str();
-    let need = |v: bool, key: &str| {
-        if v {
-            Ok(())
-        } else {
-            Err(invalid(
-                ctx.at(span.clone()),
-                format!("a {kind} shape needs `{key}`"),
-            ))
-        }
-    };
-    let translation = opt_vec3(ctx, &s.position, "position")?;
-    let rot = rotation(ctx, &s.rotation, "rotation")?;
-    let mut pose = Isometry3::from_parts(Translation3::from(translation), rot);
-    let kind_name = format!("a {kind} shape");
-    let only = |present: &[(&str, bool)]| -> Result<()> {
-        let accepted: Vec<&str> = present.iter().map(|p| p.0).collect();
-        let all: [(&str, Option<std::ops::Range<usize>>); 8] = [
-            ("radius", s.radius.as_ref().map(|v| v.span())),
-            ("half_extents", s.half_extents.as_ref().map(|v| v.span())),
-            ("half_height", s.half_height.as_ref().map(|v| v.span())),
-            ("points", s.points.as_ref().map(|v| v.span())),
-            ("normal", s.normal.as_ref().map(|v| v.span())),
-            ("height", s.height.as_ref().map(|v| v.span())),
-            ("size", s.size.as_ref().map(|v| v.span())),
-            ("samples", s.samples.as_ref().map(|v| v.span())),
-        ];
-        for (key, sp) in all {
-            if let Some(sp) = sp {
-                if !accepted.contains(&key) {
-                    return Err(ScenarioError::UnknownKey {
-                        at: ctx.at(sp),
-                        message: format!(
-                            "`{key}` does not apply to {kind_name} (its keys: {}, position, rotation, material)",
-                            accepted.join(", ")
-                        ),
-                    });
-                }
-            }
-        }
-        for (key, ok) in present {
-            need(*ok, key)?;
-        }
-        Ok(())
-    };
-    let desc = match kind {
-        "sphere" => {
-            only(&[("radius", s.radius.is_some())])?;
-            ShapeDesc::Sphere {
-                radius: positive(ctx, s.radius.as_ref().unwrap(), "radius")?,
-            }
-        }
-        "box" => {
-            only(&[("half_extents", s.half_extents.is_some())])?;
-            let e = vec3(ctx, s.half_extents.as_ref().unwrap(), "half_extents")?;
-            ShapeDesc::Cuboid { half_extents: e }
-        }
-        "capsule" | "cylinder" => {
-            only(&[("radius", s.radius.is_some()), ("half_height", s.half_height.is_some())])?;
-            let radius = positive(ctx, s.radius.as_ref().unwrap(), "radius")?;
-            let half_height = positive(ctx, s.half_height.as_ref().unwrap(), "half_height")?;
-            pose *= y_to_z();
-            if kind == "capsule" {
-                ShapeDesc::Capsule { half_height, radius }
-            } else {
-                ShapeDesc::Cylinder { half_height, radius }
-            }
-        }
-        "convex_hull" => {
-            only(&[("points", s.points.is_some())])?;
-            let m = ctx.matrix(s.points.as_ref().unwrap(), "points")?;
-            if m.ncols() != 3 {
-                return Err(ScenarioError::Shape {
-                    at: ctx.at(s.points.as_ref().unwrap().span()),
-                    what: "points".into(),
-                    reason: format!("expected rows of 3 coordinates, got {}", m.ncols()),
-                });
-            }
-            ShapeDesc::ConvexHull {
-                points: m
-                    .row_iter()
-                    .map(|r| Point3::new(r[0], r[1], r[2]))
-                    .collect(),
-            }
-        }
-        "plane" => {
-            only(&[("normal", s.normal.is_some())])?;
-            ShapeDesc::HalfSpace {
-                normal: vec3(ctx, s.normal.as_ref().unwrap(), "normal")?,
-            }
-        }
-        "height_field" => {
-            only(&[
-                ("height", s.height.is_some()),
-                ("size", s.size.is_some()),
-                ("samples", s.samples.is_some()),
-            ])?;
-            let size_v = s.size.as_ref().unwrap();
-            let size = ctx.vector(size_v, "size")?;
-            let samples_v = s.samples.as_ref().unwrap();
-            let samples = ctx.vector(samples_v, "samples")?;
-            if size.len() != 2 || size.iter().any(|v| *v <= 0.0) {
-                return Err(invalid(ctx.at(size_v.span()), "size must be [lx, ly], both > 0"));
-            }
-            if samples.len() != 2
-                || samples.iter().any(|v| v.fract() != 0.0 || *v < 2.0 || *v > 4096.0)
-            {
-                return Err(invalid(
-                    ctx.at(samples_v.span()),
-                    "samples must be [nx, ny], integers from 2 to 4096",
-                ));
-            }
-            let (nx, ny) = (samples[0] as usize, samples[1] as usize);
-            let h = s.height.as_ref().unwrap();
-            let f = ctx
-                .scope
-                .compile_vars(h.get_ref(), &["x".to_string(), "y".to_string()])
-                .map_err(|f| ctx.fault(ctx.at(h.span()), h.get_ref(), "the height", f))?;
-            // parry3d's field spans x and z (rows along z) with heights along
-            // y; the quarter turn about x takes (x, h, z) to (x, −z, h): row
-            // i lies at world y = −z_i.
-            let mut heights = DMatrix::zeros(ny, nx);
-            for i in 0..ny {
-                let z = -0.5 * size[1] + size[1] * i as f64 / (ny - 1) as f64;
-                for j in 0..nx {
-                    let x = -0.5 * size[0] + size[0] * j as f64 / (nx - 1) as f64;
-                    let v = f.eval(|k| if k == 0 { x } else { -z });
-                    if !v.is_finite() {
-                        return Err(ScenarioError::NonFinite {
-                            at: ctx.at(h.span()),
-                            what: format!("the height at x = {x}, y = {}", -z),
-                            value: v,
-                        });
-                    }
-                    heights[(i, j)] = v;
-                }
-            }
-            pose *= y_to_z();
-            ShapeDesc::HeightField {
-                heights,
-                scale: Vector3::new(size[0], 1.0, size[1]),
-            }
-        }
-        other => {
-            return Err(invalid(
-                ctx.at(s.kind.span()),
-                format!(
-                    "unknown shape type `{other}` (types: sphere, box, capsule, cylinder, convex_hull, plane, height_field)"
-                ),
-            ))
-        }
-    };
-    Ok((desc, pose))
 }
 
 /// Mass, centre of mass and inertia (body frame) of shapes of density ρ.

@@ -14,6 +14,7 @@ mod functions;
 mod interactions;
 mod nonlinear_relations;
 pub(crate) mod output;
+mod shapes;
 mod systems;
 
 use std::collections::{BTreeMap, HashMap};
