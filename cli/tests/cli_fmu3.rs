@@ -312,15 +312,23 @@ fn fmpy_with_event_mode_and_early_return_sees_every_impact_at_its_analytic_time(
         let k = ball.impact(n) / 0.1;
         assert!((k - k.round()).abs() > 1e-6, "impact {n} on the grid");
     }
-    // The impacts the host saw: the recorded times off the 0.1 s grid
-    // (FMPy records an early return and again after event mode).
+    // The impacts the host saw: the recorded times off the 0.1 s grid.
+    // FMPy records a row at the early return (the left limit: fmi3DoStep
+    // stops before the impact law) and again after event mode (after
+    // fmi3UpdateDiscreteStates applied it): per impact, the first and the
+    // last row at its time.
     let mut host: Vec<f64> = Vec::new();
-    let mut after: Vec<Vec<f64>> = Vec::new();
+    let mut at_impact: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
     for r in rows(&seen, "rows") {
         let k = r[0] / 0.1;
-        if (k - k.round()).abs() > 1e-9 && host.last() != Some(&r[0]) {
+        if (k - k.round()).abs() <= 1e-9 {
+            continue;
+        }
+        if host.last() == Some(&r[0]) {
+            at_impact.last_mut().unwrap().1 = r;
+        } else {
             host.push(r[0]);
-            after.push(r);
+            at_impact.push((r.clone(), r));
         }
     }
     assert_eq!(host.len() as i32, n_acc, "one early return per impact");
@@ -341,25 +349,65 @@ fn fmpy_with_event_mode_and_early_return_sees_every_impact_at_its_analytic_time(
         worst <= 1e-9,
         "all {n_acc} impacts: largest error {worst:e}"
     );
-    // At each early return the ball is on the floor (gap 0) and leaves it:
-    // ball.q[0] (column 1) is the radius, ball.v[0] (column 4) ≥ 0.
+    // At each impact the ball is on the floor (gap 0): ball.q[0] (column
+    // 1) is the radius before and after. The host sees first the velocity
+    // ball.v[0] (column 4) before the impact, −eⁿ⁻¹ v₁ (analytic), then the
+    // one after it, −e v⁻ (0 at the last, the accumulation rule's plastic
+    // impact).
     let cols = names(&seen);
     assert_eq!(cols[1], "ball.q[0]");
     assert_eq!(cols[4], "ball.v[0]");
-    for r in &after {
-        assert!((r[1] - 0.1).abs() <= 1e-12, "height {} at {}", r[1], r[0]);
+    let mut worst_pre = 0.0f64;
+    let mut worst_pre20 = 0.0f64;
+    let mut worst_post = 0.0f64;
+    for (n, (pre, post)) in (1..).zip(&at_impact) {
+        for r in [pre, post] {
+            assert!((r[1] - 0.1).abs() <= 1e-12, "height {} at {}", r[1], r[0]);
+        }
+        let v_minus = -E.powi(n - 1) * ball.v1;
         assert!(
-            r[4] >= 0.0,
-            "velocity {} after the impact at {}",
-            r[4],
-            r[0]
+            pre[4] < 0.0,
+            "velocity {} before the impact at {}",
+            pre[4],
+            pre[0]
+        );
+        let err = (pre[4] - v_minus).abs();
+        worst_pre = worst_pre.max(err);
+        if n <= 20 {
+            worst_pre20 = worst_pre20.max(err);
+        }
+        let e = if n == n_acc { 0.0 } else { E };
+        let rel = (post[4] + e * pre[4]).abs() / pre[4].abs();
+        worst_post = worst_post.max(rel);
+        assert!(
+            rel <= 1e-15,
+            "impact {n} at {}: v+ = {} for v- = {} (relative error {rel:e})",
+            pre[0],
+            post[4],
+            pre[4]
         );
     }
+    // Located to the last bits, each impact time is off by ~1e-13 s: the
+    // incoming velocity by g·δt.
+    assert!(
+        worst_pre20 <= 1e-12 && worst_pre <= 1e-11,
+        "velocities before the impacts vs analytic: {worst_pre20:e} m/s (first 20), {worst_pre:e} (all)"
+    );
+    eprintln!(
+        "v- error {worst_pre20:e} m/s (first 20), {worst_pre:e} (all); v+ = -e v- to {worst_post:e} relative"
+    );
     let do_steps = seen["calls"]["fmi3DoStep"].as_i64().unwrap();
     assert_eq!(
         do_steps,
         100 + n_acc as i64,
         "fmi3DoStep calls: 100 communication steps and one early return per impact"
+    );
+    // One update per impact (the update applies it) and one per step that
+    // ended at an event, at least; none applies anything twice.
+    let updates = seen["calls"]["fmi3UpdateDiscreteStates"].as_i64().unwrap();
+    assert!(
+        updates > n_acc as i64,
+        "{updates} fmi3UpdateDiscreteStates calls"
     );
 }
 
@@ -440,8 +488,21 @@ fn the_sliding_mode_loop_reports_its_sampling_instants_and_matches_the_native_ru
     let (header, native) = read_csv(&native_run(d, &file));
     assert_eq!(names(&seen), header[1..]);
     let records = seen["records"].as_array().unwrap();
+    let cols = names(&seen);
+    let u_col = cols.iter().position(|c| c == "controller.u[0]").unwrap();
+    let values = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
     let mut early = 0;
     let mut worst = 0.0f64;
+    let mut worst_left = 0.0f64;
+    // The controller's output the host saw last (after the last update).
+    let mut u_seen: Option<f64> = None;
+    let mut updates_changing_u = 0;
     for r in records {
         let t = r["t"].as_f64().unwrap();
         let is_early = r["early"].as_bool().unwrap();
@@ -461,13 +522,58 @@ fn the_sliding_mode_loop_reports_its_sampling_instants_and_matches_the_native_ru
                 "nextEventTime {next} at {t}, expected {expected}"
             );
         }
-        // Outputs: the native row at that instant.
-        let row = &native[(t / h).round() as usize];
+        // Outputs after the instant's processing: the native row at that
+        // instant (after fmi3UpdateDiscreteStates at an event).
+        let k = (t / h).round() as usize;
+        let row = &native[k];
         assert!((row[0] - t).abs() < 1e-12, "native time {} vs {t}", row[0]);
-        for (a, b) in r["y"].as_array().unwrap().iter().zip(&row[1..]) {
-            worst = worst.max((a.as_f64().unwrap() - b).abs());
+        let y = values(&r["y"]);
+        let after = if event {
+            values(&r["y_after"])
+        } else {
+            y.clone()
+        };
+        for (a, b) in after.iter().zip(&row[1..]) {
+            worst = worst.max((a - b).abs());
         }
+        if event {
+            // The plant reaches the instant without jumping (time-stepping).
+            assert_eq!(r["values_changed"].as_bool(), Some(false), "at {t}");
+            // At the left limit (fmi3DoStep's return) the plant is at t and
+            // the loop's outputs are those held since the previous sampling
+            // instant: the native row one integration step before.
+            let before = &native[k - 1];
+            for (j, c) in cols.iter().enumerate() {
+                let b = if c.starts_with("plant.") {
+                    row[j + 1]
+                } else {
+                    before[j + 1]
+                };
+                worst_left = worst_left.max((y[j] - b).abs());
+            }
+        }
+        // The controller's output changes only in fmi3UpdateDiscreteStates:
+        // fmi3DoStep returns it as the host saw it last.
+        if let Some(u) = u_seen {
+            assert_eq!(
+                y[u_col].to_bits(),
+                u.to_bits(),
+                "u changed in fmi3DoStep to {t}"
+            );
+        }
+        if event && after[u_col] != y[u_col] {
+            updates_changing_u += 1;
+        }
+        u_seen = Some(after[u_col]);
     }
+    assert!(
+        updates_changing_u >= 50,
+        "the controller's output changed in {updates_changing_u} updates"
+    );
+    assert!(
+        worst_left <= 1e-12,
+        "outputs at the left limits vs native run: largest difference {worst_left:e}"
+    );
     // 40 steps of 0.025 s, each with two sampling instants strictly inside
     // ((0, 0.025] holds 0.01 and 0.02; (0.025, 0.05] holds 0.03 and 0.04,
     // 0.05 ends it): 80 early returns, 120 returns in all.
@@ -505,6 +611,22 @@ fn check_rollbacks(seen: &serde_json::Value) -> usize {
             at_events += 1;
         }
     }
+    // The state saved at the left limit of the first early return (its
+    // update pending), through bytes: the outputs there, then the update and
+    // the rest of the run, bit for bit.
+    let left = &seen["left"];
+    let at = left["at"].as_u64().unwrap() as usize;
+    assert_eq!(records[at]["early"].as_bool(), Some(true));
+    assert_eq!(
+        left["y"], records[at]["y"],
+        "outputs at the restored left limit"
+    );
+    assert_eq!(
+        &records[at + 1..],
+        left["again"].as_array().unwrap().as_slice(),
+        "rerun from the left limit at t = {}",
+        records[at]["t"]
+    );
     at_events
 }
 

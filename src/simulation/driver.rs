@@ -14,6 +14,31 @@
 //! them in order, together with the events of the sources others registered
 //! with [`Simulation::add_event_source`], which the registering layer then
 //! processes.
+//!
+//! **Two phases.** A step is [`Simulation::reach`] followed by
+//! [`Simulation::process`]. `reach` advances to the next instant and stops
+//! at its left limit: the state is x(t)⁻, the events of the instant are
+//! listed in [`Simulation::last_events`] but not applied, and
+//! [`Simulation::instant_pending`] is true. `process` applies the
+//! simulation's own events of the instant (the impact law, the new contact,
+//! complementarity or relay mode) in the order of
+//! docs/how-a-step-proceeds.md, after which the state is x(t)⁺ and
+//! [`Simulation::transitions`] says what changed. A layer that processes
+//! events of its own at the instant (the control loop: sensors, observers,
+//! actuators) does so after `process`. Between the two phases the state
+//! can be read, saved and restored (the saved state says the instant is
+//! pending); reaching again before processing is
+//! [`SimulationError::InstantPending`]. The FMI 3.0 export uses the split to
+//! show a host the left limit of an event (`fmi3DoStep` returns there) and
+//! apply it in `fmi3UpdateDiscreteStates`.
+//!
+//! Which part of an instant each strategy leaves to `process`:
+//! event-driven: everything a located nonsmooth event does (a scheduled
+//! instant leaves nothing; its pending flag is only cleared); time-stepping:
+//! nothing — the instant is the end of an integration step, whose one-step
+//! problem (the impact law of Moreau–Jean) is part of reaching it, so
+//! `reach` is `step` and the default `process` does nothing. Imported FMUs
+//! and rigid worlds use the same defaults.
 
 use std::sync::Arc;
 
@@ -110,8 +135,26 @@ pub trait Simulation: Send {
         period: Option<i64>,
         name: &str,
     ) -> Result<SourceId, SimulationError>;
-    /// Advances to the next instant and processes its integration events.
+    /// Advances to the next instant and processes its integration events
+    /// ([`Simulation::reach`] then [`Simulation::process`]).
     fn step(&mut self) -> Result<StepOutcome, SimulationError>;
+    /// Advances to the next instant and stops at its left limit, its own
+    /// events listed but not applied (see the module documentation). The
+    /// default processes the instant as a whole ([`Simulation::step`]):
+    /// strategies with nothing to apply after reaching an instant.
+    fn reach(&mut self) -> Result<StepOutcome, SimulationError> {
+        self.step()
+    }
+    /// Applies the events of the instant reached by [`Simulation::reach`];
+    /// returns whether an instant was pending. Without one it does nothing
+    /// (a documented no-op, so calling it twice is harmless).
+    fn process(&mut self) -> Result<bool, SimulationError> {
+        Ok(false)
+    }
+    /// True between [`Simulation::reach`] and [`Simulation::process`].
+    fn instant_pending(&self) -> bool {
+        false
+    }
     /// Events of the last instant, in the documented order.
     fn last_events(&self) -> &[Event];
     /// The nonsmooth transitions (impacts, take-offs, mode switches) of the
@@ -346,6 +389,15 @@ fn other_strategy(this: &str, state: &str) -> StateError {
 
 impl Simulation for EventDriven {
     delegate!(EventDriven);
+    fn reach(&mut self) -> Result<StepOutcome, SimulationError> {
+        EventDriven::reach(self)
+    }
+    fn process(&mut self) -> Result<bool, SimulationError> {
+        EventDriven::process(self)
+    }
+    fn instant_pending(&self) -> bool {
+        EventDriven::instant_pending(self)
+    }
     fn strategy(&self) -> Strategy {
         Strategy::EventDriven
     }

@@ -129,6 +129,14 @@ pub enum SimulationError {
         /// The integration step.
         step: f64,
     },
+    /// [`Simulation::reach`](super::Simulation::reach) called while the
+    /// instant reached before is not processed yet
+    /// ([`Simulation::process`](super::Simulation::process) first).
+    #[error("t = {t}: the instant reached is not processed yet (process it before reaching the next one)")]
+    InstantPending {
+        /// The instant waiting to be processed.
+        t: f64,
+    },
     /// An imported simulation (an FMU run by nonsmooth-cosim) failed; the
     /// source is that crate's error, naming the FMU and the time.
     #[error(transparent)]

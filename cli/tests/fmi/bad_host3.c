@@ -195,6 +195,47 @@ int main(int argc, char **argv) {
     expect(fmi3EnterStepMode(v), Error, before, 1, "EnterStepMode twice");
     expect(fmi3DoStep(v, 0, 0.5, 0, &a, &b, &c, &t), OK, messages, 0, "DoStep with early return");
     check(c && t > 0.42 && t < 0.43, "early return at the first impact");
+    /* Two phases: the step stopped at the impact's left limit; the update
+       applies the impact law. ball.v[0] is value reference 12. */
+    VR vr_v = 12;
+    double t_hit = t, v_minus = 0, v_plus = 0, v_again = 0, t_after = -1;
+    expect(fmi3GetFloat64(v, &vr_v, 1, &v_minus, 1), OK, messages, 0, "velocity at the early return");
+    check(v_minus < -3.0, "the velocity before the impact (falling)");
+    before = messages;
+    expect(fmi3DoStep(v, t_hit, 0.1, 1, &a, &b, &c, &t_after), Error, before, 1,
+           "DoStep while the event's update is pending");
+    expect(fmi3GetFloat64(v, &vr_v, 1, &v_again, 1), OK, messages, 0, "velocity after the refused step");
+    check(v_again == v_minus, "the refused step changed nothing");
+    expect(fmi3EnterEventMode(v), OK, messages, 0, "EnterEventMode at the event");
+    before = messages;
+    expect(fmi3EnterStepMode(v), Error, before, 1, "EnterStepMode before UpdateDiscreteStates");
+    State left = NULL;
+    expect(fmi3GetFMUState(v, &left), OK, messages, 0, "GetFMUState at the left limit");
+    d = 0;
+    expect(fmi3UpdateDiscreteStates(v, &a, &b, &c, &d, &e, &t), OK, messages, 0,
+           "UpdateDiscreteStates applies the impact");
+    check(!a && d, "valuesOfContinuousStatesChanged, no further update needed");
+    expect(fmi3GetFloat64(v, &vr_v, 1, &v_plus, 1), OK, messages, 0, "velocity after the update");
+    check(v_plus > 0 && (v_plus + 0.9 * v_minus) <= 1e-12 * -v_minus
+              && (v_plus + 0.9 * v_minus) >= -1e-12 * -v_minus,
+          "v+ = -e v- after the update");
+    d = 1;
+    expect(fmi3UpdateDiscreteStates(v, &a, &b, &c, &d, &e, &t), OK, messages, 0,
+           "UpdateDiscreteStates twice");
+    expect(fmi3GetFloat64(v, &vr_v, 1, &v_again, 1), OK, messages, 0, "velocity after it");
+    check(!d && v_again == v_plus, "the second update is a no-op");
+    expect(fmi3SetFMUState(v, left), OK, messages, 0, "SetFMUState back to the left limit");
+    expect(fmi3GetFloat64(v, &vr_v, 1, &v_again, 1), OK, messages, 0, "velocity restored");
+    check(v_again == v_minus, "the left limit restored bit for bit");
+    d = 0;
+    expect(fmi3UpdateDiscreteStates(v, &a, &b, &c, &d, &e, &t), OK, messages, 0,
+           "UpdateDiscreteStates after the restore");
+    expect(fmi3GetFloat64(v, &vr_v, 1, &v_again, 1), OK, messages, 0, "velocity after it");
+    check(d && v_again == v_plus, "the same impact again, bit for bit");
+    expect(fmi3FreeFMUState(v, &left), OK, messages, 0, "FreeFMUState");
+    expect(fmi3EnterStepMode(v), OK, messages, 0, "EnterStepMode after the update");
+    expect(fmi3DoStep(v, t_hit, 0.05, 1, &a, &b, &c, &t_after), OK, messages, 0,
+           "the step after the impact");
     fmi3FreeInstance(v);
 
 done:

@@ -12,7 +12,10 @@ of the run. Then, for each saved state (every other one through
 fmi3SerializeFMUState and back), it restores it and runs to STOP again:
 "rollbacks" lists, per state, the index of the record it was saved at and
 the records of the rerun, which must equal the first run's records after
-that index.
+that index. The state saved at the first early return *before* its event
+handling (the left limit of the event, its update pending) is restored
+too: "left" gives the outputs read right after restoring it (equal to that
+record's) and the records of the rerun, event handling first.
 """
 import json
 import shutil
@@ -50,8 +53,13 @@ fmu.exitInitializationMode()
 handle_events(enter=False)
 
 
+left = []
+
+
 def run(t, k, save=None):
-    """Runs from (t, k) to stop; `save(index, t, k)` after each return."""
+    """Runs from (t, k) to stop; `save(index, t, k)` after each return;
+    with `save`, the state at the first early return's left limit is kept
+    in `left`."""
     records = []
     while t < stop - 1e-12:
         target = (k + 1) * step
@@ -64,6 +72,8 @@ def run(t, k, save=None):
         records.append(
             {"t": t, "early": bool(early), "event": bool(event), "y": fmu.getFloat64(vrs)}
         )
+        if save is not None and early and not left:
+            left.append((len(records) - 1, t, k, fmu.getFMUState()))
         if event:
             handle_events()
         if save is not None:
@@ -97,6 +107,18 @@ for n, (index, t, k, state) in enumerate(saved):
         fmu.setFMUState(state)
     again = run(t, k)
     rollbacks.append({"at": index, "again": again})
+# The left limit of the first early return, through bytes: the outputs
+# there, then its event handled and the run repeated.
+(index, t, k, state) = left[0]
+data = fmu.serializeFMUState(state)
+restored = fmu.deserializeFMUState(bytes(data))
+fmu.setFMUState(restored)
+fmu.freeFMUState(restored)
+y_left = fmu.getFloat64(vrs)
+handle_events()
+again = run(t, k)
+left_rollback = {"at": index, "y": y_left, "again": again}
+fmu.freeFMUState(state)
 for (_, _, _, state) in saved:
     fmu.freeFMUState(state)
 fmu.terminate()
@@ -108,6 +130,7 @@ print(
             "names": [v.name for v in outputs],
             "records": first,
             "rollbacks": rollbacks,
+            "left": left_rollback,
         }
     )
 )

@@ -6,8 +6,10 @@ usage: fmi3_smc.py FMU STEP STOP
 
 Every return of fmi3DoStep is one record: the time reached, whether the
 step returned early and whether it asked for event handling, and the
-outputs; after event handling the record gets the nextEventTime reported
-by fmi3UpdateDiscreteStates. Then a rollback: the state saved at the
+outputs ("y", read after fmi3DoStep: the left limit of an event); after
+event handling the record gets the nextEventTime and
+valuesOfContinuousStatesChanged reported by fmi3UpdateDiscreteStates and
+the outputs read again ("y_after"). Then a rollback: the state saved at the
 middle of the run (and serialized, and read back) is restored and the
 second half run again; its records must be the same.
 """
@@ -35,10 +37,14 @@ vrs = [v.valueReference for v in outputs]
 def handle_events(record):
     fmu.enterEventMode() if record is not None else None
     need = True
+    changed = False
     while need:
-        need, terminate, _, _, defined, t_next = fmu.updateDiscreteStates()
+        need, terminate, _, values_changed, defined, t_next = fmu.updateDiscreteStates()
+        changed = changed or values_changed
     if record is not None:
         record["next_event_time"] = t_next if defined else None
+        record["values_changed"] = bool(changed)
+        record["y_after"] = fmu.getFloat64(vrs)
     fmu.enterStepMode()
     return t_next if defined else None
 
@@ -65,6 +71,8 @@ def run(t, until, k0):
             "event": bool(event),
             "y": fmu.getFloat64(vrs),
             "next_event_time": None,
+            "values_changed": None,
+            "y_after": None,
         }
         if event:
             handle_events(record)

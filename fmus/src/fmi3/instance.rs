@@ -15,6 +15,16 @@
 //! `fmi3ExitInitializationMode` enters event mode when the host asked for
 //! it (`eventModeUsed`), else step mode. Event-mode calls on an instance
 //! whose host did not ask for event mode are errors.
+//!
+//! **Two phases.** With event mode, fmi3DoStep stops at the left limit of
+//! the event where it ends (early return, or an event at t + h) and leaves
+//! it pending; fmi3UpdateDiscreteStates processes it (impact law, new
+//! mode, sensors, observers, controllers and actuators). While an event is
+//! pending, fmi3DoStep and fmi3EnterStepMode are refused (`fmi3Error`, the
+//! instance unchanged); fmi3UpdateDiscreteStates with nothing pending is a
+//! no-op that reports no change. fmi3SetFMUState keeps event mode when
+//! called in it (a state saved at a left limit is updated there again),
+//! and returns to step mode from the other phases.
 
 use crate::component::{LogFn, MakeRunner, Status};
 use crate::handles::StateHandles;
@@ -95,9 +105,6 @@ pub struct Instance3<R: Runner> {
     time_vr: u32,
     /// A step was refused because it goes past the stop time.
     past_stop: bool,
-    /// The last step ended at an instant with a nonsmooth transition (the
-    /// state jumped there).
-    jumped: bool,
     /// FMU states handed out and not freed (their addresses).
     states: StateHandles,
 }
@@ -129,7 +136,6 @@ impl<R: Runner> Instance3<R> {
             early_return_allowed,
             time_vr,
             past_stop: false,
-            jumped: false,
             states: StateHandles::default(),
         })
     }
@@ -290,11 +296,13 @@ impl<R: Runner> Instance3<R> {
         Status::Ok
     }
 
-    /// fmi3UpdateDiscreteStates: the events of the instant were processed
-    /// when the step reached it (impact law, transitions, sensor captures,
-    /// controller computations and applications), so no further update is
-    /// needed; reports whether the state jumped there and the next
-    /// scheduled event (sampling instant).
+    /// fmi3UpdateDiscreteStates: processes the event the last step stopped
+    /// at (impact law, transitions, sensor captures, controller
+    /// computations and applications); reports whether the state jumped
+    /// (`valuesOfContinuousStatesChanged`) and the next scheduled event
+    /// (sampling instant). The processing is complete in one call
+    /// (`discreteStatesNeedUpdate` false); a second call finds nothing
+    /// pending and changes nothing.
     pub fn update_discrete_states(&mut self) -> Result<DiscreteStatesOut, Status> {
         let f = "fmi3UpdateDiscreteStates";
         self.call(|| f.to_string());
@@ -304,16 +312,25 @@ impl<R: Runner> Instance3<R> {
         if self.phase != Phase::EventMode {
             return Err(self.refuse_phase(f, "event mode"));
         }
+        let update = self
+            .runner
+            .update_discrete_states()
+            .map_err(|e| self.runner_error(f, e))?;
         let out = DiscreteStatesOut {
             need_update: false,
             terminate: false,
             nominals_changed: false,
-            values_changed: std::mem::take(&mut self.jumped),
+            values_changed: update.jumped,
             next_event_time: self.runner.next_event_time(),
         };
         self.event(|| {
             format!(
-                "event handled at t = {}; next event time {:?}",
+                "{} at t = {}; next event time {:?}",
+                if update.processed {
+                    "event handled"
+                } else {
+                    "no event pending"
+                },
                 self.runner.time(),
                 out.next_event_time
             )
@@ -331,6 +348,15 @@ impl<R: Runner> Instance3<R> {
         if self.phase != Phase::EventMode {
             return self.refuse_phase(f, "event mode");
         }
+        if self.runner.event_pending() {
+            return self.error(
+                f,
+                &format!(
+                    "the event at t = {} is not handled yet: call fmi3UpdateDiscreteStates first",
+                    self.runner.time()
+                ),
+            );
+        }
         self.phase = Phase::StepMode;
         Status::Ok
     }
@@ -346,17 +372,14 @@ impl<R: Runner> Instance3<R> {
         if self.phase != Phase::StepMode {
             return (self.refuse_phase(f, "step mode"), out);
         }
-        match self.runner.advance(t, h, self.early_return_allowed) {
+        let defer = self.event_mode_used;
+        match self.runner.advance(t, h, self.early_return_allowed, defer) {
             Ok(StepEnd {
-                time,
-                early,
-                event,
-                impact,
+                time, early, event, ..
             }) => {
                 out.early_return = early;
                 out.last_successful_time = time;
                 out.event_handling_needed = self.event_mode_used && event;
-                self.jumped = impact;
                 self.event(|| {
                     format!(
                         "step to t = {time}{}",
@@ -400,7 +423,6 @@ impl<R: Runner> Instance3<R> {
                 self.runner = r;
                 self.phase = Phase::Instantiated;
                 self.past_stop = false;
-                self.jumped = false;
                 Status::Ok
             }
             Err(e) => self.runner_error(f, e),
@@ -505,7 +527,9 @@ impl<R: Runner> Instance3<R> {
         Ok(s)
     }
 
-    /// fmi3SetFMUState (back to step mode).
+    /// fmi3SetFMUState: event mode stays event mode (a state saved at the
+    /// left limit of an event is updated there); other phases go back to
+    /// step mode.
     pub fn set_state(&mut self, state: &R::State) -> Status {
         let f = "fmi3SetFMUState";
         self.call(|| f.to_string());
@@ -514,9 +538,10 @@ impl<R: Runner> Instance3<R> {
         }
         match self.runner.restore_state(state) {
             Ok(()) => {
-                self.phase = Phase::StepMode;
+                if self.phase != Phase::EventMode {
+                    self.phase = Phase::StepMode;
+                }
                 self.past_stop = false;
-                self.jumped = false;
                 self.event(|| format!("state restored at t = {}", self.runner.time()));
                 Status::Ok
             }

@@ -22,8 +22,19 @@
 //! event-driven strategy (docs/event-driven.md), which turns a Zeno
 //! sequence into a persistent contact, and a sliding mode there is a mode
 //! (one switch into it, one out), not a sequence of crossings.
+//!
+//! **Two phases (event mode).** With `defer` (the host uses event mode), an
+//! event at the instant where the step ends — the early return, or an
+//! event at t + h — is only *reached* (`ControlLoop::reach`): the outputs
+//! are its left limit (the ball's velocity before the impact, the
+//! controller's output before its update), and the instant's processing
+//! (impact law, new mode, sensor captures, observers, controller
+//! computations and actuations, in the order of docs/how-a-step-proceeds.md)
+//! waits for [`ScenarioRunner::process_pending`], which
+//! fmi3UpdateDiscreteStates calls. Events strictly inside a step that does
+//! not return early are processed inside it, as without event mode.
 
-use nonsmooth::simulation::{StepOutcome, Strategy};
+use nonsmooth::simulation::{EventKind, StepOutcome, Strategy};
 
 use super::{same_time, Runner, RunnerError, ScenarioRunner};
 
@@ -39,13 +50,28 @@ pub struct StepEnd {
     /// the end of the step).
     pub event: bool,
     /// The instant reached holds a nonsmooth transition (the state jumped
-    /// or the mode changed).
+    /// or the mode changed); false while the instant is pending.
     pub impact: bool,
+    /// The instant reached is left unprocessed (event mode: its left
+    /// limit); [`crate::Runner::update_discrete_states`] processes it.
+    pub pending: bool,
+}
+
+/// What processing a pending instant did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DiscreteUpdate {
+    /// An instant was pending and has been processed (false: nothing was
+    /// pending, nothing done).
+    pub processed: bool,
+    /// Its processing made a nonsmooth transition: the continuous state
+    /// jumped (an impact) or the mode changed.
+    pub jumped: bool,
 }
 
 impl ScenarioRunner {
     /// Advances from `t` by `h`, on either strategy; with `early_return`,
-    /// stops at the first event strictly inside (t, t + h).
+    /// stops at the first event strictly inside (t, t + h); with `defer`,
+    /// an event where the step ends is left pending at its left limit.
     ///
     /// Time-stepping: every integration step whose end lies in (t, t + h]
     /// (as `do_step`). Event-driven: every instant up to the output-grid
@@ -57,14 +83,17 @@ impl ScenarioRunner {
         t: f64,
         h: f64,
         early_return: bool,
+        defer: bool,
     ) -> Result<StepEnd, RunnerError> {
-        if self.strategy == Strategy::TimeStepping && !early_return {
+        self.refuse_pending()?;
+        if self.strategy == Strategy::TimeStepping && !early_return && !defer {
             self.do_step(t, h)?;
             return Ok(StepEnd {
                 time: self.t_comm,
                 early: false,
                 event: self.last_instant_event(self.t_comm).0,
                 impact: false,
+                pending: false,
             });
         }
         let (target, target_tick, end) = self.check_step(t, h)?;
@@ -85,24 +114,50 @@ impl ScenarioRunner {
                 break;
             }
             let t_from = r.sim.time();
-            match r.sim.step() {
+            match r.sim.reach() {
                 Ok(StepOutcome::Advanced { .. }) => {}
                 Ok(StepOutcome::Finished) => break,
                 Err(source) => return Err(RunnerError::Simulation { t: t_from, source }),
             }
             let now = r.sim.time();
-            let impact = !r.sim.plant().transitions().is_empty();
-            let event = impact || r.sim.acted();
+            // At the left limit: a located nonsmooth event or an action of
+            // the loop is due here.
+            let event = r
+                .sim
+                .plant()
+                .last_events()
+                .iter()
+                .any(|e| e.kind == EventKind::NonSmooth)
+                || r.sim.acted();
             let inside = now < limit_t && !same_time(now, target);
             let repeated = last_early.is_some_and(|e| e == now);
-            if early_return && event && inside && !repeated {
+            let early = early_return && event && inside && !repeated;
+            if event && defer && (early || !inside) {
+                // Left pending: fmi3UpdateDiscreteStates processes it.
+                self.t_comm = if early { now } else { target };
+                if early {
+                    self.last_early = Some(now);
+                }
+                return Ok(StepEnd {
+                    time: self.t_comm,
+                    early,
+                    event: true,
+                    impact: false,
+                    pending: true,
+                });
+            }
+            r.sim
+                .process()
+                .map_err(|source| RunnerError::Simulation { t: now, source })?;
+            if early {
                 self.t_comm = now;
                 self.last_early = Some(now);
                 return Ok(StepEnd {
                     time: now,
                     early: true,
                     event: true,
-                    impact,
+                    impact: !r.sim.plant().transitions().is_empty(),
+                    pending: false,
                 });
             }
         }
@@ -113,6 +168,46 @@ impl ScenarioRunner {
             early: false,
             event,
             impact,
+            pending: false,
+        })
+    }
+
+    /// Refuses to step while an instant waits for its processing.
+    fn refuse_pending(&self) -> Result<(), RunnerError> {
+        match self.running.as_ref() {
+            Some(r) if r.sim.instant_pending() => Err(RunnerError::Refused(format!(
+                "the event at t = {} is not handled yet: enter event mode and call \
+                 fmi3UpdateDiscreteStates before the next step",
+                r.sim.time()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// True when an instant was reached and waits for its processing.
+    pub(super) fn pending(&self) -> bool {
+        self.running
+            .as_ref()
+            .is_some_and(|r| r.sim.instant_pending())
+    }
+
+    /// Processes the instant left pending by a step with `defer` (its
+    /// impact law, new mode, the loop's sensors, observers and actuators);
+    /// without one, does nothing.
+    pub(super) fn process_pending(&mut self) -> Result<DiscreteUpdate, RunnerError> {
+        let Some(r) = self.running.as_mut() else {
+            return Ok(DiscreteUpdate::default());
+        };
+        if !r.sim.instant_pending() {
+            return Ok(DiscreteUpdate::default());
+        }
+        let t = r.sim.time();
+        r.sim
+            .process()
+            .map_err(|source| RunnerError::Simulation { t, source })?;
+        Ok(DiscreteUpdate {
+            processed: true,
+            jumped: !r.sim.plant().transitions().is_empty(),
         })
     }
 

@@ -18,7 +18,7 @@ use crate::variables::{Interface, VarKind};
 
 mod advance;
 
-pub use advance::StepEnd;
+pub use advance::{DiscreteUpdate, StepEnd};
 
 /// Why a runner call failed. The message is written to the host's log.
 #[derive(Debug, Error)]
@@ -109,16 +109,34 @@ pub trait Runner {
     fn do_step(&mut self, t: f64, h: f64) -> Result<(), RunnerError>;
     /// As [`Runner::do_step`], stopping at the first event inside the step
     /// when `early_return` is true; says where it stopped and whether the
-    /// instant reached holds an event.
-    fn advance(&mut self, t: f64, h: f64, early_return: bool) -> Result<StepEnd, RunnerError> {
-        let _ = early_return;
+    /// instant reached holds an event. With `defer` (event mode) an event
+    /// where the step ends is left pending at its left limit, for
+    /// [`Runner::update_discrete_states`]. Refused while one is pending.
+    fn advance(
+        &mut self,
+        t: f64,
+        h: f64,
+        early_return: bool,
+        defer: bool,
+    ) -> Result<StepEnd, RunnerError> {
+        let _ = (early_return, defer);
         self.do_step(t, h)?;
         Ok(StepEnd {
             time: self.time(),
             early: false,
             event: false,
             impact: false,
+            pending: false,
         })
+    }
+    /// True while an instant reached by [`Runner::advance`] waits for
+    /// [`Runner::update_discrete_states`].
+    fn event_pending(&self) -> bool {
+        false
+    }
+    /// Processes the pending instant, if any (else does nothing).
+    fn update_discrete_states(&mut self) -> Result<DiscreteUpdate, RunnerError> {
+        Ok(DiscreteUpdate::default())
     }
     /// The time of the next scheduled event (a sampling instant of the
     /// control loop), when there is one.
@@ -617,7 +635,7 @@ impl Runner for ScenarioRunner {
 
     fn do_step(&mut self, t: f64, h: f64) -> Result<(), RunnerError> {
         if self.strategy != Strategy::TimeStepping {
-            return self.advance_to(t, h, false).map(|_| ());
+            return self.advance_to(t, h, false, false).map(|_| ());
         }
         let (target, target_tick, end) = self.check_step(t, h)?;
         self.apply_inputs()?;
@@ -638,8 +656,22 @@ impl Runner for ScenarioRunner {
         Ok(())
     }
 
-    fn advance(&mut self, t: f64, h: f64, early_return: bool) -> Result<StepEnd, RunnerError> {
-        self.advance_to(t, h, early_return)
+    fn advance(
+        &mut self,
+        t: f64,
+        h: f64,
+        early_return: bool,
+        defer: bool,
+    ) -> Result<StepEnd, RunnerError> {
+        self.advance_to(t, h, early_return, defer)
+    }
+
+    fn event_pending(&self) -> bool {
+        self.pending()
+    }
+
+    fn update_discrete_states(&mut self) -> Result<DiscreteUpdate, RunnerError> {
+        self.process_pending()
     }
 
     fn next_event_time(&self) -> Option<f64> {

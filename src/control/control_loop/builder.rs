@@ -634,6 +634,7 @@ impl ControlLoopBuilder {
             inputs: std::mem::take(&mut inputs),
             external,
             undo: Vec::new(),
+            actions_pending: false,
         };
         // u0 is held from t₀ on.
         let systems: Vec<SystemId> = lp.controllers.iter().map(|c| c.system).collect();

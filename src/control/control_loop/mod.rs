@@ -233,4 +233,7 @@ pub struct ControlLoop {
     external: Vec<Vec<f64>>,
     /// The laws' states before a restore, to undo a restore that fails.
     undo: Vec<f64>,
+    /// The instant reached by `reach` and not yet processed by `process`
+    /// (the loop's events of it are still to do).
+    actions_pending: bool,
 }

@@ -12,12 +12,49 @@ use crate::simulation::{Simulation, SimulationError, SourceId, StepOutcome};
 
 impl ControlLoop {
     /// Advances to the next instant of the schedule and processes all its
-    /// events in the documented order.
+    /// events in the documented order ([`ControlLoop::reach`], then
+    /// [`ControlLoop::process`]).
     pub fn step(&mut self) -> Result<StepOutcome, ControlError> {
-        let outcome = self.plant.step()?;
-        let StepOutcome::Advanced { t, .. } = outcome else {
-            return Ok(outcome);
-        };
+        let outcome = self.reach()?;
+        if let StepOutcome::Advanced { .. } = outcome {
+            self.process()?;
+        }
+        Ok(outcome)
+    }
+
+    /// Advances to the next instant of the schedule and stops at its left
+    /// limit ([`Simulation::reach`]): the plant's nonsmooth event (if any)
+    /// is not applied, no sensor has captured, no controller has computed
+    /// or applied; the readings are those of just before the instant (the
+    /// held inputs, the last measurements). Reaching again before
+    /// [`ControlLoop::process`] is [`SimulationError::InstantPending`].
+    pub fn reach(&mut self) -> Result<StepOutcome, ControlError> {
+        if self.actions_pending || self.plant.instant_pending() {
+            return Err(SimulationError::InstantPending {
+                t: self.plant.time(),
+            }
+            .into());
+        }
+        let outcome = self.plant.reach()?;
+        if let StepOutcome::Advanced { .. } = outcome {
+            self.actions_pending = true;
+        }
+        Ok(outcome)
+    }
+
+    /// Processes the instant reached by [`ControlLoop::reach`] in the order
+    /// of docs/how-a-step-proceeds.md: the plant's own events first
+    /// ([`Simulation::process`]: impact law, new mode), then the sensors'
+    /// captures and deliveries, the observers, the controllers and their
+    /// actuators. Returns whether an instant was pending; without one it
+    /// does nothing.
+    pub fn process(&mut self) -> Result<bool, ControlError> {
+        let plant = self.plant.process()?;
+        if !self.actions_pending {
+            return Ok(plant);
+        }
+        self.actions_pending = false;
+        let t = self.plant.time();
         // Most instants hold only the plant's own events (its integration
         // step, its outputs): find the first event with something to do.
         let actions = &self.actions;
@@ -27,7 +64,7 @@ impl ControlLoop {
             .iter()
             .position(|ev| !matches!(actions.get(ev.source.0), None | Some(Action::None)))
         else {
-            return Ok(outcome);
+            return Ok(true);
         };
         for k in first..n {
             let ev = self.plant.last_events()[k];
@@ -60,7 +97,12 @@ impl ControlLoop {
                 }
             }
         }
-        Ok(outcome)
+        Ok(true)
+    }
+
+    /// True between [`ControlLoop::reach`] and [`ControlLoop::process`].
+    pub fn instant_pending(&self) -> bool {
+        self.actions_pending || self.plant.instant_pending()
     }
 
     /// Runs to the final time, calling `each` after every instant.

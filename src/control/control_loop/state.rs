@@ -20,7 +20,10 @@
 //! * per controller: the input computed last, the input its actuator
 //!   applies, and the inputs in transit on its delay line;
 //! * the external inputs (the part of each system's g set from outside the
-//!   loop).
+//!   loop);
+//! * whether the instant was reached ([`ControlLoop::reach`]) and its
+//!   sensor, observer and actuator events are still to be processed (a
+//!   state saved at the left limit of an instant is restored there).
 //!
 //! Everything else is constant for the run (matrices, timings, the laws'
 //! discrete-time data) or rewritten before it is read (a capture's C x, an
@@ -92,6 +95,8 @@ pub struct ControlLoopState {
     /// The length of each law's memory in `laws`.
     law_lengths: Vec<usize>,
     external: Vec<Vec<f64>>,
+    /// The loop's events of the instant reached are not yet processed.
+    pending: bool,
 }
 
 impl ControlLoopState {
@@ -186,6 +191,7 @@ impl ControlLoop {
             laws,
             law_lengths,
             external: self.external.clone(),
+            pending: self.actions_pending,
         })
     }
 
@@ -246,6 +252,7 @@ impl ControlLoop {
         for (st, x) in s.external.iter_mut().zip(&self.external) {
             st.clone_from(x);
         }
+        s.pending = self.actions_pending;
         Ok(())
     }
 
@@ -293,6 +300,7 @@ impl ControlLoop {
         for (x, st) in self.external.iter_mut().zip(&s.external) {
             x.copy_from_slice(st);
         }
+        self.actions_pending = s.pending;
         Ok(())
     }
 
@@ -459,12 +467,14 @@ fn rename(e: ControlError, object: &str) -> ControlError {
 // ---------------------------------------------------------------------------
 
 const MAGIC: &[u8; 4] = b"NSCL";
-/// Version 2: postcard's format (version 1 was a hand-written one).
-const VERSION: u32 = 2;
+/// Version 3: with the pending flag (version 2 without; version 1 was a
+/// hand-written format).
+const VERSION: u32 = 3;
 
 /// The objects' parts of a state as read: sensors, observers,
 /// controllers, the laws' memories and their lengths, the external inputs,
-/// then the plant's state as its own bytes (`NSTS…` for time-stepping,
+/// whether the loop's events of the instant are pending, then the plant's
+/// state as its own bytes (`NSTS…` for time-stepping,
 /// `NSED…` for event-driven).
 /// [`ControlLoopState::write_bytes`] writes the same tuple, borrowed.
 type Parts = (
@@ -474,6 +484,7 @@ type Parts = (
     Vec<f64>,
     Vec<usize>,
     Vec<Vec<f64>>,
+    bool,
     Vec<u8>,
 );
 
@@ -493,6 +504,7 @@ impl ControlLoopState {
             &self.laws,
             &self.law_lengths,
             &self.external,
+            self.pending,
             &plant[..],
         );
         state_bytes::write(MAGIC, VERSION, &parts, out);
@@ -513,7 +525,7 @@ impl ControlLoopState {
 
     fn read(bytes: &[u8]) -> Result<ControlLoopState, StateError> {
         let bad = |m: String| StateError::Corrupt(m);
-        let (sensors, observers, controllers, laws, law_lengths, external, plant): Parts =
+        let (sensors, observers, controllers, laws, law_lengths, external, pending, plant): Parts =
             state_bytes::read(MAGIC, VERSION, "control loop state", bytes)?;
         for s in &sensors {
             if s.in_transit.checked_mul(s.delivered.len()) != Some(s.line.len()) {
@@ -549,6 +561,7 @@ impl ControlLoopState {
             laws,
             law_lengths,
             external,
+            pending,
         })
     }
 }

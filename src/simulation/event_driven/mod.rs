@@ -116,6 +116,16 @@ struct Root {
     t: f64,
 }
 
+/// An instant reached by [`EventDriven::reach`] and not yet processed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unprocessed {
+    /// An instant of the schedule: nothing of the plant's to apply.
+    Scheduled,
+    /// A located nonsmooth event: the impact law and the new mode are
+    /// still to be applied (the state is its left limit x(t*)⁻).
+    NonSmooth,
+}
+
 /// An event-driven simulation of a [`Model`]; the model is shared and
 /// never changed, the simulation owns the state.
 pub struct EventDriven {
@@ -156,6 +166,9 @@ pub struct EventDriven {
     gd_end: Vec<f64>,
     armed: Vec<bool>,
     pending: Option<Root>,
+    /// The instant reached and not yet processed (between `reach` and
+    /// `process`).
+    unprocessed: Option<Unprocessed>,
     fbuf: Vec<f64>,
     xbuf: Vec<f64>,
     gx: Vec<f64>,
@@ -259,6 +272,7 @@ impl EventDriven {
             gd_end: vec![0.0; rows],
             armed: vec![false; rows],
             pending: None,
+            unprocessed: None,
             fbuf: vec![0.0; n],
             xbuf: vec![0.0; n],
             gx: vec![0.0; n],
@@ -290,8 +304,30 @@ impl EventDriven {
 
     /// Advances to the next instant with events — an output or registered
     /// source on the exact clock, or a nonsmooth event located between —
-    /// and processes it. Returns [`StepOutcome::Finished`] after t_end.
+    /// and processes it ([`EventDriven::reach`], then
+    /// [`EventDriven::process`]). Returns [`StepOutcome::Finished`] after
+    /// t_end.
     pub fn step(&mut self) -> Result<StepOutcome, SimulationError> {
+        let outcome = self.reach()?;
+        if let StepOutcome::Advanced { .. } = outcome {
+            self.process()?;
+        }
+        Ok(outcome)
+    }
+
+    /// Advances to the next instant with events and stops at its left
+    /// limit. At a located nonsmooth event t* the state is x(t*)⁻ from the
+    /// dense output, y, ẏ and λ are those of the mode before the event
+    /// (an approaching contact: its gap ≈ 0, ẏ < 0, λ = 0), the instant's
+    /// events are listed in [`EventDriven::last_events`] and
+    /// [`EventDriven::last_transitions`] is empty: the impact law and the
+    /// new mode wait for [`EventDriven::process`]. At an instant of the
+    /// schedule nothing of the plant's waits. Reaching again before
+    /// processing is [`SimulationError::InstantPending`].
+    pub fn reach(&mut self) -> Result<StepOutcome, SimulationError> {
+        if self.unprocessed.is_some() {
+            return Err(SimulationError::InstantPending { t: self.t });
+        }
         loop {
             let next = [self.hard.next_tick(), self.soft.next_tick()]
                 .into_iter()
@@ -304,7 +340,7 @@ impl EventDriven {
             let t_next = self.base.seconds(next_tick);
             if let Some(root) = self.pending {
                 if root.t <= t_next {
-                    return self.nonsmooth_instant(root.t, next_tick, t_next);
+                    return self.reach_nonsmooth(root.t, next_tick, t_next);
                 }
             }
             if self.ig.t >= t_next {
@@ -326,6 +362,30 @@ impl EventDriven {
             self.ig.step(&mut self.dynamics, t_stop)?;
             self.watch_guards()?;
         }
+    }
+
+    /// Applies the events of the instant reached by [`EventDriven::reach`]:
+    /// at a located nonsmooth event the impact LCP with the accumulation
+    /// rule, the contact forces, the first-order and relay modes
+    /// (docs/event-driven.md, "At an event"), then the integrator restarts
+    /// from x(t*)⁺; [`EventDriven::last_transitions`] says what changed.
+    /// Returns whether an instant was pending (false: nothing done).
+    pub fn process(&mut self) -> Result<bool, SimulationError> {
+        match self.unprocessed.take() {
+            None => Ok(false),
+            Some(Unprocessed::Scheduled) => Ok(true),
+            Some(Unprocessed::NonSmooth) => {
+                self.process_event(self.t, false)?;
+                self.restart()?;
+                self.update_outputs()?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// True between [`EventDriven::reach`] and [`EventDriven::process`].
+    pub fn instant_pending(&self) -> bool {
+        self.unprocessed.is_some()
     }
 
     /// Runs to the final time, calling `each` after every instant.
@@ -362,6 +422,7 @@ impl EventDriven {
         self.instant = instant;
         self.update_outputs()?;
         self.steps_since_instant = 0;
+        self.unprocessed = Some(Unprocessed::Scheduled);
         Ok(StepOutcome::Advanced {
             tick: next_tick,
             t: t_next,
@@ -383,8 +444,9 @@ impl EventDriven {
         }
     }
 
-    /// A located nonsmooth event at t_r (≤ the next scheduled instant).
-    fn nonsmooth_instant(
+    /// Reaches a located nonsmooth event at t_r (≤ the next scheduled
+    /// instant): its left limit, the event left to [`EventDriven::process`].
+    fn reach_nonsmooth(
         &mut self,
         t_r: f64,
         next_tick: i64,
@@ -413,8 +475,8 @@ impl EventDriven {
             ((t_r * tps).floor() as i64).clamp(self.tick, next_tick)
         };
         self.tick = tick;
-        self.process_event(t_r, false)?;
-        self.restart()?;
+        self.transitions.clear();
+        self.impulse.iter_mut().for_each(|p| *p = 0.0);
         let mut instant = std::mem::take(&mut self.instant);
         instant.clear();
         instant.push(Event {
@@ -434,6 +496,7 @@ impl EventDriven {
         self.instant = instant;
         self.update_outputs()?;
         self.steps_since_instant = 0;
+        self.unprocessed = Some(Unprocessed::NonSmooth);
         Ok(StepOutcome::Advanced { tick, t: t_r })
     }
 
@@ -503,7 +566,14 @@ impl EventDriven {
 
     /// Re-enters the current instant after an input change: the
     /// integrator restarts here, and the mode is checked again.
+    ///
+    /// At the left limit of a nonsmooth event not yet processed, only the
+    /// input is held: [`EventDriven::process`] applies the event with it
+    /// and restarts (processing it here too would apply the event twice).
     fn input_changed(&mut self) -> Result<(), SimulationError> {
+        if self.unprocessed == Some(Unprocessed::NonSmooth) {
+            return Ok(());
+        }
         let keep = self.transitions.clone();
         let impulse = self.impulse.clone();
         self.process_event(self.t, true)?;

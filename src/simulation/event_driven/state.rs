@@ -10,7 +10,10 @@
 //!   event schedules (sources the integrator must stop at, and output
 //!   sources served from the dense output) with their pending queues, the
 //!   map of their sources to the simulation's ids and the names, the events
-//!   and transitions of the last instant, the impact pending at t₀;
+//!   and transitions of the last instant, the impact pending at t₀, and
+//!   whether the instant was reached and not yet processed (a state saved
+//!   at the left limit of an impact, between `reach` and `process`, is
+//!   restored there and the impact is applied by the next `process`);
 //! * the state at the instant: x (q, v of each Lagrangian system, x of each
 //!   first-order one), y, ẏ, λ, the impulses of the instant;
 //! * the mode: the contacts in persistent contact (in their order, which
@@ -53,7 +56,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dynamics::{Family, RelayMode};
 use super::integrator::Method;
-use super::{EventDriven, EventDrivenStatistics, Root, Transition, TransitionKind};
+use super::{EventDriven, EventDrivenStatistics, Root, Transition, TransitionKind, Unprocessed};
 use crate::modelling::model::InteractionId;
 use crate::simulation::events::{Event, EventManager, EventSchedule};
 use crate::simulation::state_bytes;
@@ -136,6 +139,9 @@ pub struct EventDrivenState {
     /// (kind 0 impact, 1 contact, 2 take-off, 3 mode switch; interaction; row).
     transitions: Vec<(u8, usize, usize)>,
     initial_transitions: bool,
+    /// The instant reached and not processed: 0 none, 1 a scheduled
+    /// instant, 2 a located nonsmooth event (the state is its left limit).
+    unprocessed: u8,
     xc: Vec<f64>,
     y: Vec<f64>,
     ydot: Vec<f64>,
@@ -248,6 +254,11 @@ impl EventDriven {
                 .map(|tr| (kind_code(tr.kind), tr.interaction.0, tr.row))
                 .collect(),
             initial_transitions: self.initial_transitions,
+            unprocessed: match self.unprocessed {
+                None => 0,
+                Some(Unprocessed::Scheduled) => 1,
+                Some(Unprocessed::NonSmooth) => 2,
+            },
             xc: self.xc.clone(),
             y: self.y.clone(),
             ydot: self.ydot.clone(),
@@ -297,6 +308,12 @@ impl EventDriven {
         self.check_fits(s)?;
         let hard = EventManager::from_schedule(&s.hard).map_err(StateError::Corrupt)?;
         let soft = EventManager::from_schedule(&s.soft).map_err(StateError::Corrupt)?;
+        let unprocessed = match s.unprocessed {
+            0 => None,
+            1 => Some(Unprocessed::Scheduled),
+            2 => Some(Unprocessed::NonSmooth),
+            k => return Err(StateError::Corrupt(format!("unprocessed instant kind {k}"))),
+        };
         let transitions = s
             .transitions
             .iter()
@@ -342,6 +359,7 @@ impl EventDriven {
         self.instant.clone_from(&s.instant);
         self.transitions = transitions;
         self.initial_transitions = s.initial_transitions;
+        self.unprocessed = unprocessed;
         self.xc.copy_from_slice(&s.xc);
         self.y.copy_from_slice(&s.y);
         self.ydot.copy_from_slice(&s.ydot);
@@ -650,7 +668,8 @@ impl EventDriven {
 // ---------------------------------------------------------------------------
 
 const MAGIC: &[u8; 4] = b"NSED";
-const VERSION: u32 = 1;
+/// Version 2: with the instant reached and not processed.
+const VERSION: u32 = 2;
 
 impl EventDrivenState {
     /// Appends the state as bytes to `out` (format in the module
@@ -676,6 +695,11 @@ impl EventDrivenState {
         }
         EventManager::from_schedule(&state.hard).map_err(StateError::Corrupt)?;
         EventManager::from_schedule(&state.soft).map_err(StateError::Corrupt)?;
+        if state.unprocessed > 2 {
+            return Err(StateError::Corrupt(
+                "an unknown unprocessed instant kind".into(),
+            ));
+        }
         if state.transitions.iter().any(|t| kind_of(t.0).is_none())
             || state
                 .dynamics
