@@ -390,3 +390,84 @@ kp = 1
     let s = scenario_with(d, sensor);
     refused(d, &s, 1, &["FMU 'plant'", "instantiate", "t = 0"]);
 }
+
+/// `nonsmooth sweep` of a co-simulation: each point's metrics equal the
+/// last row of `nonsmooth run` with the same values (the same texts: both
+/// write shortest round-trip numbers); `--t-end` ends the FMUs' run;
+/// another strategy and an FMU export of the loop are refused (exit 2).
+#[test]
+fn a_sweep_of_a_cosimulation_equals_single_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    export(
+        "examples/double_integrator_plant.toml",
+        dir.path(),
+        "double_integrator_plant.fmu",
+    );
+    let scenario = example_in(dir.path(), "fmu_plant_smc.toml");
+    let s = scenario.to_str().unwrap();
+    let table = dir.path().join("t.csv");
+    let t = table.to_str().unwrap();
+    let metrics = [
+        "final(controller.sigma[0])",
+        "final(plant.plant.x[0])",
+        "final(t)",
+    ];
+    let mut args = vec!["sweep", s, "--grid", "alpha=0.5,2,4", "--t-end", "1.5"];
+    for m in &metrics {
+        args.extend(["--metric", m]);
+    }
+    args.extend(["-o", t, "-j", "2"]);
+    ok(&nonsmooth(&args), "sweep fmu_plant_smc");
+    let text = std::fs::read_to_string(&table).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for row in &rows {
+        assert_eq!(row[4], "", "error column: {row:?}");
+        assert_eq!(row[3], "1.5", "the runs end at --t-end");
+        let out = dir.path().join(format!("alpha{}", row[0]));
+        ok(
+            &nonsmooth(&[
+                "run",
+                "-q",
+                s,
+                "--set",
+                &format!("alpha={}", row[0]),
+                "--set",
+                "t_end=1.5",
+                "--out",
+                out.to_str().unwrap(),
+            ]),
+            "run",
+        );
+        let csv_text = std::fs::read_to_string(out.join("fmu_plant_smc.csv")).unwrap();
+        let header: Vec<&str> = csv_text.lines().next().unwrap().split(',').collect();
+        let last: Vec<&str> = csv_text.lines().last().unwrap().split(',').collect();
+        let at = |name: &str| last[header.iter().position(|h| *h == name).unwrap()];
+        assert_eq!(row[1], at("controller.sigma[0]"), "alpha = {}", row[0]);
+        assert_eq!(row[2], at("plant.plant.x[0]"), "alpha = {}", row[0]);
+    }
+    let out = nonsmooth(&[
+        "sweep",
+        s,
+        "--grid",
+        "alpha=1,2",
+        "--strategy",
+        "event-driven",
+        "--metric",
+        "final(t)",
+        "-o",
+        t,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("time-stepping only"));
+    let fmu = dir.path().join("loop.fmu");
+    let out = nonsmooth(&["fmu", "export", s, "-o", fmu.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot be exported as an FMU"), "{err}");
+    assert!(!fmu.exists());
+}

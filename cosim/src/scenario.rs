@@ -45,6 +45,16 @@ pub enum BuildError {
     /// The scenario has no `[[fmus]]`.
     #[error("{0}: the scenario has no [[fmus]]: it is not a co-simulation")]
     NotCosim(PathBuf),
+    /// The final time asked for ([`build_until`]) is not after t₀.
+    #[error("{file}: t_end = {t_end} must be a finite time after t0 = {t0}")]
+    EndTime {
+        /// The scenario file.
+        file: PathBuf,
+        /// The final time asked for.
+        t_end: f64,
+        /// The scenario's start time.
+        t0: f64,
+    },
 }
 
 /// Builds a co-simulation scenario (a file with `[[fmus]]`): opens and
@@ -57,6 +67,19 @@ pub enum BuildError {
 pub fn build(
     scenario: &Scenario,
     catalog: Arc<dyn LawCatalog>,
+) -> Result<(BuiltScenario, ControlLoop), BuildError> {
+    build_until(scenario, catalog, None)
+}
+
+/// As [`build`], with the final time `t_end` instead of the scenario's
+/// when given (as `nonsmooth sweep --t-end` and the Python package's
+/// `t_end=` ask): the master's clock, the FMUs' stop time and the built
+/// settings take it. A final time not after t₀ is
+/// [`BuildError::EndTime`].
+pub fn build_until(
+    scenario: &Scenario,
+    catalog: Arc<dyn LawCatalog>,
+    t_end: Option<f64>,
 ) -> Result<(BuiltScenario, ControlLoop), BuildError> {
     let Some(plan) = scenario.cosim_plan()? else {
         return Err(BuildError::NotCosim(scenario.path().to_path_buf()));
@@ -85,7 +108,18 @@ pub fn build(
                 .collect(),
         })
         .collect();
-    let (built, ifaces) = scenario.build_cosim_with(catalog, &plan, &vars)?;
+    let (mut built, ifaces) = scenario.build_cosim_with(catalog, &plan, &vars)?;
+    if let Some(t_end) = t_end {
+        if !(t_end.is_finite() && t_end > built.settings.t0) {
+            return Err(BuildError::EndTime {
+                file: scenario.path().to_path_buf(),
+                t_end,
+                t0: built.settings.t0,
+            });
+        }
+        built.settings.t_end = t_end;
+        built.event_driven.t_end = t_end;
+    }
     let specs = plan
         .fmus
         .iter()

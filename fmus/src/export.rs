@@ -154,6 +154,14 @@ pub fn export_scenario(
         3 => true,
         v => return Err(ExportError::Version(v)),
     };
+    if let Some(at) = scenario.fmus_place() {
+        return Err(ExportError::Scenario(Box::new(ScenarioError::Invalid {
+            at,
+            reason: "a co-simulation scenario ([[fmus]]) cannot be exported as an FMU: its \
+                     plant is the FMUs it names; export the scenarios of those FMUs instead"
+                .into(),
+        })));
+    }
     let scenario_path = scenario.path().to_path_buf();
     let req = ExportRequest {
         scenario: &scenario_path,

@@ -10,6 +10,11 @@
    local process pool and a Dask LocalCluster with two workers; speed-up
    and per-run overhead (wall time × workers / runs − single-core time per
    run).
+3. The same sweep through ``nonsmooth sweep`` (rayon threads, one and two),
+   timed from outside the process, when the release binary is built.
+
+Each batch reads the scenario text once (``nonsmooth_runs::run_points``);
+before 2026-11-26 every point read it again.
 
 Usage: python python/benches/bench_python.py [--runs N] [--cli PATH]
 """
@@ -95,6 +100,21 @@ def bench_sweep(n, workers=2):
     assert a["error"].isna().all()
 
 
+def bench_cli_sweep(cli, n, workers=2):
+    # Decimal texts (α = 1 + k/n to 6 digits): one --grid argument stays
+    # under the kernel's limit for one argument (128 kB).
+    grid = "alpha=" + ",".join(f"{1 + k / n:.6f}" for k in range(n))
+    print(f"nonsmooth sweep of {n} runs (same scenario and metric):")
+    for jobs in sorted({1, workers}):
+        with tempfile.TemporaryDirectory() as d:
+            t = time.perf_counter()
+            subprocess.run([cli, "sweep", str(SMC), "--grid", grid, "--set", "t_end=0.1",
+                            "--metric", "final(controller.sigma[0])", "-o", os.path.join(d, "t.csv"),
+                            "-j", str(jobs), "-q"], check=True)
+            wall = time.perf_counter() - t
+        print(f"  -j {jobs}           : {wall:7.2f} s  {n / wall:8.0f} runs/s")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=10_000)
@@ -102,7 +122,11 @@ def main():
     p.add_argument("--cli", default=str(default_cli) if default_cli.exists() else None)
     a = p.parse_args()
     bench_run(a.cli)
+    print(f"load average before the sweeps: {os.getloadavg()}")
     bench_sweep(a.runs)
+    if a.cli:
+        bench_cli_sweep(a.cli, a.runs)
+    print(f"load average after: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

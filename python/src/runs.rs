@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use nonsmooth::simulation::Strategy;
-use nonsmooth_runs::{run_point, Metric, Recording, RunError, RunOptions};
+use nonsmooth_runs::{run_points, Metric, Recording, RunError, RunOptions};
 use nonsmooth_scenario::{Quantity, Scenario};
 
 use super::errors::{raise, run_error};
@@ -156,8 +156,9 @@ pub fn run<'py>(
 }
 
 /// Runs the points of a sweep one after the other, with the interpreter
-/// released: for each point (a list of (name, value) overrides), its
-/// metrics' values and its error (None when it ran).
+/// released, reading the scenario text once for the whole batch: for each
+/// point (a list of (name, value) overrides), its metrics' values and its
+/// error (None when it ran).
 #[pyfunction]
 #[pyo3(signature = (text, path, points, metric_specs, strategy=None, t_end=None))]
 pub fn run_batch(
@@ -173,18 +174,17 @@ pub fn run_batch(
     let ms = metrics(py, &path, &metric_specs)?;
     let points: Vec<Vec<(String, Quantity)>> = points.into_iter().map(overrides).collect();
     Ok(py.detach(|| {
-        points
-            .iter()
-            .map(|p| {
-                let o = run_point(&text, Path::new(&path), p, &opts, &ms);
-                (o.metrics, o.error)
-            })
+        run_points(&text, Path::new(&path), &points, &opts, &ms)
+            .into_iter()
+            .map(|o| (o.metrics, o.error))
             .collect()
     }))
 }
 
 /// The parameters of a scenario after the overrides: a dict of name →
 /// number (or text, for word parameters such as a law's name, as written).
+/// The scenario is built (errors raise `ScenarioError`), except a
+/// co-simulation, whose parameters are evaluated without opening its FMUs.
 #[pyfunction]
 pub fn parameters<'py>(
     py: Python<'py>,
@@ -194,21 +194,28 @@ pub fn parameters<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let set = overrides(set);
     let s = scenario(&text, &path, &set).map_err(|e| run_error(py, e))?;
-    let built = s
-        .build_with(nonsmooth_runs::laws())
-        .map_err(|e| run_error(py, e.into()))?;
+    let (numbers, words) = if s.is_cosim() {
+        (s.parameters(), s.words())
+    } else {
+        s.build_with(nonsmooth_runs::laws())
+            .map(|b| (Ok(b.parameters), Ok(b.words)))
+            .map_err(|e| run_error(py, e.into()))?
+    };
+    let bad = |e: nonsmooth_scenario::ScenarioError| run_error(py, e.into());
     let d = PyDict::new(py);
-    for (k, v) in &built.parameters {
+    for (k, v) in numbers.map_err(bad)? {
         d.set_item(k, v)?;
     }
-    for (k, v) in &built.words {
+    for (k, v) in words.map_err(bad)? {
         d.set_item(k, v)?;
     }
     Ok(d)
 }
 
-/// Builds the scenario (model, control loop, recorded columns) without
-/// running it; returns the column names. Errors raise `ScenarioError`.
+/// Builds the scenario (model, control loop, recorded columns; a
+/// co-simulation's FMUs opened and initialised) without running it;
+/// returns the column names. Errors raise `ScenarioError` (bad input) or
+/// `SimulationError` (an FMU that failed to set up).
 #[pyfunction]
 pub fn validate(
     py: Python<'_>,
@@ -220,9 +227,7 @@ pub fn validate(
     let built = py
         .detach(|| -> Result<_, RunError> {
             let s = scenario(&text, &path, &set)?;
-            let built = s.build_with(nonsmooth_runs::laws())?;
-            built.control_loop()?;
-            Ok(built.header().iter().map(|h| h.to_string()).collect())
+            nonsmooth_runs::columns(&s)
         })
         .map_err(|e| run_error(py, e))?;
     Ok(built)

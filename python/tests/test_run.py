@@ -14,15 +14,9 @@ import nonsmooth
 from conftest import EXAMPLES
 
 
-
-def is_cosimulation(path):
-    """A scenario with [[fmus]] (docs/cosimulation.md)."""
-    return any(line.strip() == "[[fmus]]" for line in path.read_text().splitlines())
-
-
-ALL = sorted(EXAMPLES.glob("*.toml"))
-SCENARIOS = [p for p in ALL if not is_cosimulation(p)]
-COSIMULATIONS = [p for p in ALL if is_cosimulation(p)]
+# The examples with [[fmus]] need their FMUs exported first:
+# test_cosim.py runs them beside FMUs it exports.
+SCENARIOS = sorted(p for p in EXAMPLES.glob("*.toml") if "[[fmus]]" not in p.read_text())
 
 # Examples whose full run takes minutes are compared on a shortened run:
 # the same overrides are given to the command line and to nonsmooth.run.
@@ -65,15 +59,6 @@ def test_run_equals_the_command_line_csv(path, cli, tmp_path):
     assert len(r.events) == len(ev_rows)
     for (t, kind, obj), (tt, kk, oo) in zip(r.events, ev_rows):
         assert (t, kind, obj) == (float(tt), kk, oo)
-
-
-@pytest.mark.parametrize("path", COSIMULATIONS, ids=[p.stem for p in COSIMULATIONS])
-def test_a_cosimulation_is_refused_with_its_line(path):
-    # nonsmooth.run builds native scenarios only; a scenario with [[fmus]]
-    # runs through the command line (docs/python.md).
-    with pytest.raises(nonsmooth.ScenarioError, match="co-simulation") as e:
-        nonsmooth.run(path)
-    assert e.value.line is not None
 
 
 def test_result_interface():

@@ -137,3 +137,43 @@ def test_bad_sweep_arguments():
         nonsmooth.sweep(SMC, metrics={})
     with pytest.raises(TypeError):
         nonsmooth.sweep(SMC, grid={"alpha": [1]}, metrics={"x": 3})
+
+
+def test_sweep_equals_separate_runs_bit_for_bit():
+    # A batch reads the scenario once and runs each point on a copy of it:
+    # every metric equals the one computed by hand on a separate
+    # nonsmooth.run of the point, bit for bit. Samples name different
+    # parameters: a point without `law` or `alpha` has the file's value,
+    # not the previous point's.
+    samples = [
+        {"alpha": 2.0, "law": "smc_explicit"},
+        {"control_period": 5e-3},
+        {"alpha": "3 * control_period * 100"},
+        {"law": "smc_implicit", "alpha": 4.0},
+        {},
+        {"alpha": 0.75, "law": "smc_explicit", "control_period": 2e-3},
+    ]
+    metrics = {
+        "reach": nonsmooth.reaching_time("controller.sigma[0]", 1e-9),
+        "sigma_end": nonsmooth.final("controller.sigma[0]"),
+        "late": nonsmooth.max_abs_after("controller.sigma[0]", 1.0),
+    }
+    table = nonsmooth.sweep(SMC, samples=samples, metrics=metrics, executor=ThreadPoolExecutor(1),
+                            batch=len(samples), set={"t_end": 2.0})
+    assert table["error"].isna().all(), table["error"].tolist()
+    for k, p in enumerate(samples):
+        r = nonsmooth.run(SMC, set={"t_end": 2.0, **p}, events=False)
+        t, s = r.t, r["controller.sigma[0]"]
+        reach = math.nan
+        for ti, si in zip(t[::-1], s[::-1]):
+            if abs(si) > 1e-9:
+                break
+            reach = ti
+        late = max(abs(x) for x, ti in zip(s, t) if ti >= 1.0)
+        expected = {"reach": reach, "sigma_end": s[-1], "late": late}
+        for name, x in expected.items():
+            y = table[name][k]
+            same = math.isnan(x) and math.isnan(y) or np.float64(y).tobytes() == np.float64(x).tobytes()
+            assert same, (p, name, y, x)
+    # The implicit law reaches the band (at σ₀/α, α = 1 from the file).
+    assert table["reach"][1] == 1.0 and table["reach"][3] == 0.25

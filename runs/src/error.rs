@@ -23,6 +23,15 @@ pub enum RunError {
         /// What is wrong.
         reason: String,
     },
+    /// An FMU of a co-simulation failed while it was instantiated or
+    /// initialised (the message names the FMU and the time).
+    #[error("{message}")]
+    FmuSetup {
+        /// The scenario file.
+        path: PathBuf,
+        /// What failed.
+        message: String,
+    },
     /// The simulation stopped with an error.
     #[error("{}: simulation failed in step {step} from t = {t}: {message}", path.display())]
     Simulation {
@@ -57,7 +66,9 @@ impl RunError {
                     None => None,
                 },
             },
-            RunError::Option { path, .. } | RunError::Simulation { path, .. } => Some(path.clone()),
+            RunError::Option { path, .. }
+            | RunError::FmuSetup { path, .. }
+            | RunError::Simulation { path, .. } => Some(path.clone()),
         }
     }
 
@@ -70,8 +81,11 @@ impl RunError {
     }
 
     /// True for bad input (the scenario or the options), false for a
-    /// simulation that failed.
+    /// simulation (or an FMU's set-up) that failed.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, RunError::Simulation { .. })
+        !matches!(
+            self,
+            RunError::Simulation { .. } | RunError::FmuSetup { .. }
+        )
     }
 }

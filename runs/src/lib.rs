@@ -7,10 +7,13 @@
 //! each output instant, docs/architecture.md) and keeps the rows in one
 //! row-major buffer ([`Recording`]), with the events the CLI's `--events`
 //! log would hold. [`Metric`] reduces a recording to one number (final
-//! value, max |·| after a time, reaching time); [`run_point`] builds one
-//! sweep point (a scenario text with parameter overrides), runs it and
-//! evaluates the metrics, reporting a failure as an error message instead
-//! of stopping the sweep.
+//! value, max |·| after a time, reaching time); [`run_point`] runs one
+//! sweep point (a copy of a read scenario with the point's parameter
+//! overrides) and evaluates the metrics, reporting a failure as an error
+//! message instead of stopping the sweep; [`run_points`] runs a batch of
+//! points reading the scenario text once. A co-simulation scenario
+//! (`[[fmus]]`) is built around its FMUs as `nonsmooth run` builds it
+//! (nonsmooth-cosim).
 //!
 //! ```
 //! use nonsmooth_runs::{run, Metric, RunOptions};
@@ -36,6 +39,7 @@
 //! assert!((v_end.evaluate(&rec).unwrap() + 1.0).abs() < 1e-12);
 //! ```
 
+mod cosim;
 mod error;
 mod metrics;
 mod point;
@@ -43,8 +47,8 @@ mod recording;
 
 pub use error::RunError;
 pub use metrics::{Metric, MetricError};
-pub use point::{run_point, PointOutcome};
-pub use recording::{run, run_built, EventRecord, Recording, RunOptions};
+pub use point::{run_point, run_points, PointOutcome};
+pub use recording::{columns, run, run_built, EventRecord, Recording, RunOptions};
 
 /// The control laws scenarios may name (the same catalog as the command
 /// line's).

@@ -89,10 +89,31 @@ impl Recording {
 }
 
 /// Builds `scenario` with the laws of `nonsmooth-controllers` and runs it
-/// (see [`run_built`]).
+/// (see [`run_built`]). A co-simulation scenario (`[[fmus]]`) is built
+/// around its FMUs as `nonsmooth run` builds it (nonsmooth-cosim; the
+/// strategy can only be time-stepping).
 pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<Recording, RunError> {
+    if scenario.is_cosim() {
+        let (built, cl) = super::cosim::build(scenario, options)?;
+        return record(&built, cl, scenario.path(), options);
+    }
     let built = scenario.build_with(super::laws())?;
     run_built(built, scenario.path(), options)
+}
+
+/// The CSV header of a run of `scenario` (`t`, then the recorded
+/// columns), after building it and setting up its loop as [`run`] would
+/// (the FMUs of a co-simulation are opened and initialised): a check of
+/// the scenario without running it.
+pub fn columns(scenario: &Scenario) -> Result<Vec<String>, RunError> {
+    let built = if scenario.is_cosim() {
+        super::cosim::build(scenario, &RunOptions::default())?.0
+    } else {
+        let built = scenario.build_with(super::laws())?;
+        built.control_loop()?;
+        built
+    };
+    Ok(built.header().iter().map(|h| h.to_string()).collect())
 }
 
 /// Runs a built scenario to its end, keeping a row at every output instant
@@ -118,7 +139,18 @@ pub fn run_built(
         built.event_driven.t_end = t_end;
     }
     let strategy = options.strategy.unwrap_or(built.strategy);
-    let mut cl = built.control_loop_with(strategy)?;
+    let cl = built.control_loop_with(strategy)?;
+    record(&built, cl, path, options)
+}
+
+/// Steps a loop of `built` to its end, keeping the rows and (when asked)
+/// the events.
+fn record(
+    built: &BuiltScenario,
+    mut cl: ControlLoop,
+    path: &Path,
+    options: &RunOptions,
+) -> Result<Recording, RunError> {
     let header: Vec<String> = built.header().iter().map(|s| s.to_string()).collect();
     let mut rec = Recording {
         header,

@@ -80,10 +80,14 @@ pub struct PlotSpec {
 /// A scenario file, read and checked against the schema but not yet
 /// evaluated: parameters can still be changed with
 /// [`Scenario::set_parameter`] before [`Scenario::build`].
-#[derive(Debug)]
+///
+/// A clone shares the text and the read file (behind `Arc`s) and copies
+/// only the overrides: a parameter sweep reads the file once and runs a
+/// clone per point, each with its own values.
+#[derive(Debug, Clone)]
 pub struct Scenario {
-    source: Source,
-    file: ScenarioFile,
+    source: Arc<Source>,
+    file: Arc<ScenarioFile>,
     overrides: BTreeMap<String, Quantity>,
 }
 
@@ -126,8 +130,8 @@ impl Scenario {
             });
         }
         Ok(Scenario {
-            source,
-            file,
+            source: Arc::new(source),
+            file: Arc::new(file),
             overrides: BTreeMap::new(),
         })
     }
@@ -181,6 +185,25 @@ impl Scenario {
     /// The parameter values, after overrides.
     pub fn parameters(&self) -> Result<BTreeMap<String, f64>> {
         params::parameters(&self.source, &self.file, &self.overrides)
+    }
+
+    /// The word parameters (e.g. `law = "smc_implicit"`), after overrides:
+    /// the values [`Scenario::parameters`] leaves out.
+    pub fn words(&self) -> Result<BTreeMap<String, String>> {
+        Ok(params::parameters_and_words(&self.source, &self.file, &self.overrides)?.1)
+    }
+
+    /// True when the file declares `[[fmus]]`: a co-simulation, built
+    /// around its FMUs ([`Scenario::cosim_plan`],
+    /// [`Scenario::build_cosim_with`]), which [`Scenario::build`] refuses.
+    pub fn is_cosim(&self) -> bool {
+        !self.file.fmus.is_empty()
+    }
+
+    /// Where the first `[[fmus]]` entry is (none when the file declares no
+    /// FMU), to locate errors about a co-simulation as a whole.
+    pub fn fmus_place(&self) -> Option<Place> {
+        self.file.fmus.first().map(|f| self.source.span(f.span()))
     }
 
     /// Evaluates everything and builds the model, the settings, the recorded

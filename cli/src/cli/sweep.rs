@@ -4,6 +4,9 @@
 //! each run kept in memory (`nonsmooth-runs`) and reduced to its metrics;
 //! the table has one row per point, in grid order: the parameter values,
 //! the metrics, and the error of a run that failed (empty otherwise).
+//! The scenario file is read once; every point runs a copy of it with its
+//! values. A co-simulation scenario (`[[fmus]]`) runs around its FMUs as
+//! `nonsmooth run` runs it.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -81,7 +84,11 @@ pub fn long_help() -> &'static str {
        0  every run completed and the table was written\n  \
        1  the table was written but some runs failed (see the error column),\n     \
           or the table could not be written\n  \
-       2  bad input: unreadable scenario, unknown parameter, bad metric"
+       2  bad input: unreadable scenario, unknown parameter, bad metric, a\n     \
+          strategy other than time-stepping for a co-simulation\n\n\
+     The scenario file is read once; each point runs a copy of it with its\n\
+     values. A co-simulation ([[fmus]]) runs around its FMUs as in\n\
+     `nonsmooth run` (each point opens and initialises the FMUs)."
 }
 
 /// The points of the grid, first name slowest.
@@ -102,14 +109,30 @@ fn points(grid: &[(String, Vec<String>)]) -> Vec<Vec<usize>> {
     out
 }
 
-type Prepared = (String, Vec<(String, Vec<String>)>, Vec<(String, Metric)>);
+type Prepared = (Scenario, Vec<(String, Vec<String>)>, Vec<(String, Metric)>);
 
-/// Checks the input: the scenario parses, swept and set names are
-/// parameters, the metrics read.
+/// Checks the input and reads the scenario once: the file parses, swept
+/// and set names are parameters, the metrics read, a co-simulation is not
+/// asked for another strategy than time-stepping. Returns the scenario
+/// with the `--set` overrides (every point starts from a copy of it), the
+/// grid and the metrics.
 fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| format!("{}: cannot read the file: {e}", args.file.display()))?;
     let mut scenario = Scenario::from_str(&text, &args.file).map_err(|e| e.to_string())?;
+    for (name, value) in &args.set {
+        scenario
+            .set_parameter(name, quantity(value))
+            .map_err(|e| format!("--set: {e}"))?;
+    }
+    if scenario.is_cosim() {
+        if let Some(s) = args.strategy.filter(|&s| s != Strategy::TimeStepping) {
+            return Err(format!(
+                "--strategy {s}: a co-simulation steps its FMUs at their communication points \
+                 (time-stepping only)"
+            ));
+        }
+    }
     let grid: Vec<(String, Vec<String>)> = args
         .grid
         .iter()
@@ -120,18 +143,14 @@ fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
             )
         })
         .collect();
+    let mut check = scenario.clone();
     for (name, values) in &grid {
         if values.iter().any(String::is_empty) {
             return Err(format!("--grid {name}: an empty value"));
         }
-        scenario
+        check
             .set_parameter(name, 0.0)
             .map_err(|e| format!("--grid: {e}"))?;
-    }
-    for (name, value) in &args.set {
-        scenario
-            .set_parameter(name, quantity(value))
-            .map_err(|e| format!("--set: {e}"))?;
     }
     let metrics = args
         .metric
@@ -146,12 +165,12 @@ fn prepare(args: &SweepArgs) -> Result<Prepared, String> {
                 .map_err(|e| format!("--metric: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((text, grid, metrics))
+    Ok((scenario, grid, metrics))
 }
 
 fn sweep(args: &SweepArgs) -> Result<bool, (u8, String)> {
     let bad = |m: String| (2u8, m);
-    let (text, grid, metrics) = prepare(args).map_err(bad)?;
+    let (scenario, grid, metrics) = prepare(args).map_err(bad)?;
     let pts = points(&grid);
     let options = RunOptions {
         strategy: args.strategy,
@@ -159,11 +178,6 @@ fn sweep(args: &SweepArgs) -> Result<bool, (u8, String)> {
         events: false,
     };
     let only: Vec<Metric> = metrics.iter().map(|(_, m)| m.clone()).collect();
-    let set: Vec<(String, Quantity)> = args
-        .set
-        .iter()
-        .map(|(n, v)| (n.clone(), quantity(v)))
-        .collect();
     let bar = if !args.quiet && std::io::stderr().is_terminal() {
         ProgressBar::with_draw_target(Some(pts.len() as u64), ProgressDrawTarget::stderr())
     } else {
@@ -182,13 +196,14 @@ fn sweep(args: &SweepArgs) -> Result<bool, (u8, String)> {
     let outcomes: Vec<_> = pool.install(|| {
         pts.par_iter()
             .map(|p| {
-                let mut overrides = set.clone();
-                overrides.extend(
-                    grid.iter()
-                        .zip(p)
-                        .map(|((n, vs), &k)| (n.clone(), quantity(&vs[k]))),
-                );
-                let o = run_point(&text, &args.file, &overrides, &options, &only);
+                // The scenario was read once; each point runs a copy of it
+                // with the point's values.
+                let overrides: Vec<(String, Quantity)> = grid
+                    .iter()
+                    .zip(p)
+                    .map(|((n, vs), &k)| (n.clone(), quantity(&vs[k])))
+                    .collect();
+                let o = run_point(&scenario, &overrides, &options, &only);
                 bar.inc(1);
                 o
             })
