@@ -515,6 +515,22 @@ impl InteractionWork {
         }
     }
 
+    /// As [`Self::linear_output`] with x_i = `vectors[i]` (one vector per
+    /// system of the model).
+    pub fn linear_output_of(&self, vectors: &[Vec<f64>], affine: bool, out: &mut [f64]) {
+        let m = self.m;
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = if affine { self.e[r] } else { 0.0 };
+        }
+        for (o, &s) in self.out.iter().zip(&self.systems) {
+            for (col, &xc) in o.as_slice().chunks_exact(m).zip(&vectors[s]) {
+                for (r, &h) in out.iter_mut().zip(col) {
+                    *r += h * xc;
+                }
+            }
+        }
+    }
+
     /// y (and ẏ) after the step, from the systems' new state and λ.
     #[inline(always)]
     pub fn update_output(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {

@@ -35,8 +35,12 @@
 //!
 //! **Activation.** An interaction enters the problem when some row has
 //! H q_free + b + e y_{k−1} ≤ 0 (the law would be violated without it) or
-//! is closed at t_k (y_k ≤ its rounding bound, so that contacts in touch
-//! can transmit a push); any other row has Λ = 0.
+//! is closed at t_k (y_k ≤ its rounding bound); after the solve, an
+//! interaction left out whose new positions violate the law
+//! (y_{k+1} + e y_{k−1} < −10⁻¹² × its scale: a contact pushed shut by its
+//! neighbours) joins and the problem is solved again, so that the result
+//! satisfies the law on every row, as the LCP over all rows would; any
+//! other row has Λ = 0.
 //!
 //! **Energy.** Multiplying the step by (q_{k+1} − q_{k−1}) / (2h²) gives,
 //! for C = 0 and constant forces, E_{k+½} − E_{k−½} = Σ Λ·(y_{k+1} −
@@ -258,28 +262,55 @@ impl TimeStepping {
             });
             any |= w.active;
         }
-        if any {
-            osnsp.solve(model, sys, inters, t1, step)?;
-        } else {
-            for w in inters.iter_mut() {
-                w.lambda.fill(0.0);
+        // Solve; then any inactive row the new positions violate
+        // (y_{k+1} + e y_{k−1} < 0 beyond rounding, a contact pushed shut
+        // by its neighbours) joins the problem, which is solved again: at
+        // most once per interaction.
+        for _ in 0..=inters.len() {
+            if any {
+                osnsp.solve(model, sys, inters, t1, step)?;
+            } else {
+                for w in inters.iter_mut() {
+                    w.lambda.fill(0.0);
+                }
             }
-        }
-        // q_{k+1} = q_free + Σ W⁻¹ Hᵀ Λ, checked before it is committed.
-        for (k, w) in sys.iter().enumerate() {
-            sp.next[k].copy_from_slice(&w.free);
-        }
-        for w in inters.iter().filter(|w| w.active) {
-            for (k, &s) in w.systems.iter().enumerate() {
-                let next = &mut sp.next[s];
-                let n = next.len();
-                for (c, col) in w.resp[k].as_slice().chunks_exact(n).enumerate() {
-                    let l = w.lambda[c];
-                    if l != 0.0 {
-                        next.iter_mut().zip(col).for_each(|(x, r)| *x += r * l);
+            // q_{k+1} = q_free + Σ W⁻¹ Hᵀ Λ, checked before it is committed.
+            for (k, w) in sys.iter().enumerate() {
+                sp.next[k].copy_from_slice(&w.free);
+            }
+            for w in inters.iter().filter(|w| w.active) {
+                for (k, &s) in w.systems.iter().enumerate() {
+                    let next = &mut sp.next[s];
+                    let n = next.len();
+                    for (c, col) in w.resp[k].as_slice().chunks_exact(n).enumerate() {
+                        let l = w.lambda[c];
+                        if l != 0.0 {
+                            next.iter_mut().zip(col).for_each(|(x, r)| *x += r * l);
+                        }
                     }
                 }
             }
+            let mut grown = false;
+            for (a, w) in inters.iter_mut().enumerate() {
+                if w.active {
+                    continue;
+                }
+                let test = &mut sp.test[a];
+                w.linear_output_of(&sp.next, true, test);
+                let violated = (0..w.m).any(|r| {
+                    let value = test[r] + w.restitution * w.ydot_start[r];
+                    let scale = test[r].abs() + w.e[r].abs() + w.y_noise[r];
+                    w.rows[r] == RowKind::Complementarity && value < -1e-12 * scale
+                });
+                if violated {
+                    w.active = true;
+                    grown = true;
+                }
+            }
+            if !grown {
+                break;
+            }
+            any = true;
         }
         if let Some(k) = sp
             .next
