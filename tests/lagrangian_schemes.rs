@@ -241,3 +241,214 @@ fn schemes_agree_with_moreau_jean_on_the_beads_column() {
         assert!(d[2] < 0.1 * d[0] && d[2] < 2e-4, "{scheme:?}: {d:?}");
     }
 }
+
+/// Schatzman–Paoli, ball (m = 1, C = K = 0, constant gravity): the discrete
+/// energy E_{k+½} = ½((q_{k+1} − q_k)/h)² + g (q_{k+1} + q_k)/2 changes at
+/// each step by exactly Λ (y_{k+1} − y_{k−1}) / (2h²), recomputed here
+/// from the recorded q and Λ; that change is never positive on steps with
+/// Λ = 0 or y_{k−1} ≥ 0 (what the scheme guarantees), and the steps that
+/// gain energy are those where the contact was already penetrated.
+#[test]
+fn schatzman_paoli_energy_balance() {
+    let (h, g) = (0.005, 9.81);
+    let rows = ball_rows(settings(LagrangianScheme::SchatzmanPaoli, h, 6.0), 0.9);
+    let q: Vec<f64> = rows.iter().map(|r| r[1]).collect();
+    let lam: Vec<f64> = rows.iter().map(|r| r[3]).collect();
+    let energy = |k: usize| 0.5 * ((q[k + 1] - q[k]) / h).powi(2) + g * (q[k + 1] + q[k]) / 2.0;
+    let (mut gains, mut impacts) = (0, 0);
+    for k in 1..q.len() - 1 {
+        let change = energy(k) - energy(k - 1);
+        let expected = lam[k + 1] * (q[k + 1] - q[k - 1]) / (2.0 * h * h);
+        assert!(
+            (change - expected).abs() < 1e-9,
+            "t = {}: ΔE = {change:e}, Λ(y_(k+1) − y_(k−1))/(2h²) = {expected:e}",
+            rows[k + 1][0]
+        );
+        let y_before = q[k - 1] - 0.1;
+        if lam[k + 1] == 0.0 || y_before >= 0.0 {
+            assert!(change < 1e-9, "t = {}: ΔE = {change:e}", rows[k + 1][0]);
+        }
+        if lam[k + 1] > 0.0 {
+            impacts += 1;
+            gains += usize::from(change > 1e-9);
+        }
+    }
+    println!("{impacts} steps with Λ > 0, {gains} gaining energy");
+    assert!(impacts > 10 && energy(q.len() - 2) < 0.5 * energy(0));
+}
+
+/// D1-minus-linear, ball: free flight under gravity is exact and an impact
+/// with e = 1 reverses ẏ exactly, so with e = 1 the energy ½v² + g q is
+/// kept to rounding through every bounce; with e = 0.9 it never increases
+/// while the ball bounces (each impact changes it by ½Λ(1 − e)ẏ⁻ ≤ 0).
+#[test]
+fn d1_minus_linear_energy() {
+    let g = 9.81;
+    let energy = |r: &[f64; 4]| 0.5 * r[2] * r[2] + g * r[1];
+    let rows = ball_rows(settings(LagrangianScheme::D1MinusLinear, 0.005, 5.0), 1.0);
+    let e0 = energy(&rows[0]);
+    let bounces = rows.iter().filter(|r| r[3] > 0.0).count();
+    let drift = rows
+        .iter()
+        .map(|r| (energy(r) - e0).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        bounces >= 5 && drift < 1e-11 * e0,
+        "{bounces} bounces, drift {drift:e}"
+    );
+    let rows = ball_rows(settings(LagrangianScheme::D1MinusLinear, 0.005, 10.0), 0.9);
+    let mut lost = 0.0;
+    for w in rows.windows(2).filter(|w| w[1][0] < 7.86) {
+        let change = energy(&w[1]) - energy(&w[0]);
+        assert!(change < 1e-12 * e0, "t = {}: ΔE = {change:e}", w[1][0]);
+        lost -= change;
+    }
+    assert!(lost > 0.9 * e0, "{lost}");
+}
+
+/// Saving and restoring the state rolls a run back bit-identically: the
+/// Schatzman–Paoli ball from t₀ (the start rule), from the step before an
+/// impact and through the bytes (q_{k−1} is in the state); the
+/// D1-minus-linear beads column as it comes to rest (contact forces and
+/// their warm starts in the state). A state of one scheme does not fit a
+/// simulation of another.
+#[test]
+fn rollback_is_bit_identical() {
+    use nonsmooth::simulation::{StateError, TimeSteppingState};
+    fn trace(sim: &mut TimeStepping, steps: usize) -> Vec<Vec<u64>> {
+        (0..steps)
+            .map(|_| {
+                sim.step().unwrap();
+                let m = sim.model().clone();
+                let mut v = vec![sim.time().to_bits()];
+                for s in 0..m.systems().len() {
+                    let id = nonsmooth::modelling::SystemId(s);
+                    v.extend(sim.q(id).iter().chain(sim.v(id)).map(|x| x.to_bits()));
+                }
+                for i in 0..m.interactions().len() {
+                    let id = nonsmooth::modelling::InteractionId(i);
+                    v.extend(sim.y(id).iter().chain(sim.lambda(id)).map(|x| x.to_bits()));
+                }
+                v
+            })
+            .collect()
+    }
+    for scheme in [
+        LagrangianScheme::SchatzmanPaoli,
+        LagrangianScheme::D1MinusLinear,
+    ] {
+        let (model, _, _) = common::bouncing_ball(1.0, 0.9, 0.1);
+        let mut sim = TimeStepping::new(model, settings(scheme, 0.005, 10.0)).unwrap();
+        let at_start = sim.save_state();
+        let first = trace(&mut sim, 80);
+        let before_impact = sim.save_state();
+        let second = trace(&mut sim, 200);
+        sim.restore_state(&at_start).unwrap();
+        assert_eq!(trace(&mut sim, 80), first, "{scheme:?} from t0");
+        let bytes = before_impact.to_bytes();
+        sim.restore_state(&TimeSteppingState::from_bytes(&bytes).unwrap())
+            .unwrap();
+        assert_eq!(trace(&mut sim, 200), second, "{scheme:?} from bytes");
+        // Another scheme's state does not fit.
+        let (model, _, _) = common::bouncing_ball(1.0, 0.9, 0.1);
+        let mut mj = TimeStepping::new(model, TimeSteppingSettings::new(0.005, 10.0)).unwrap();
+        assert!(matches!(
+            mj.restore_state(&before_impact),
+            Err(StateError::Mismatch(_))
+        ));
+    }
+    let (model, _, _) = common::beads_column(10, 0.1, 0.01, 0.0);
+    let mut sim =
+        TimeStepping::new(model, settings(LagrangianScheme::D1MinusLinear, 1e-3, 1.0)).unwrap();
+    trace(&mut sim, 300);
+    let resting = sim.save_state();
+    let after = trace(&mut sim, 300);
+    assert!(sim.statistics().solves > 600, "{:?}", sim.statistics());
+    sim.restore_state(&resting).unwrap();
+    assert_eq!(trace(&mut sim, 300), after);
+}
+
+/// What the schemes refuse, with the object at fault named.
+#[test]
+fn unsupported_models_are_clear_errors() {
+    use nalgebra::{dmatrix, dvector, DMatrix};
+    use nonsmooth::modelling::*;
+    let err = |model: Model, scheme: LagrangianScheme| {
+        TimeStepping::new(model, settings(scheme, 1e-3, 1.0))
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    for scheme in [
+        LagrangianScheme::SchatzmanPaoli,
+        LagrangianScheme::D1MinusLinear,
+    ] {
+        // Friction.
+        let mut b = ModelBuilder::new();
+        let s = b
+            .add_system(
+                "block",
+                LagrangianLinearTi::new(
+                    dvector![0.0, 0.0],
+                    dvector![1.0, 0.0],
+                    DMatrix::identity(2, 2),
+                ),
+            )
+            .unwrap();
+        b.add_interaction(
+            "contact",
+            &[s],
+            LagrangianLinearTiR::new(dmatrix![0.0, 1.0; 1.0, 0.0]),
+            NonsmoothLaw::NewtonImpactFriction {
+                dimension: 2,
+                restitution: 0.0,
+                tangential_restitution: 0.0,
+                friction: 0.3,
+            },
+        )
+        .unwrap();
+        let e = err(b.build(), scheme);
+        assert!(e.contains("'contact'") && e.contains("friction"), "{e}");
+        // First-order systems.
+        let (model, _, _) = common::diode_bridge();
+        let e = err(model, scheme);
+        assert!(
+            e.contains("'circuit'") && e.contains("Lagrangian systems"),
+            "{e}"
+        );
+        // Nonlinear Lagrangian systems.
+        let mut b = ModelBuilder::new();
+        b.add_system(
+            "arm",
+            LagrangianNonlinear::new(dvector![0.0], dvector![0.0], Mass::Constant(dmatrix![1.0])),
+        )
+        .unwrap();
+        let e = err(b.build(), scheme);
+        assert!(
+            e.contains("'arm'") && e.contains("lagrangian_linear"),
+            "{e}"
+        );
+        // Equality laws.
+        let mut b = ModelBuilder::new();
+        let s = b
+            .add_system(
+                "mass",
+                LagrangianLinearTi::new(dvector![0.0], dvector![1.0], dmatrix![1.0]),
+            )
+            .unwrap();
+        b.add_interaction(
+            "pin",
+            &[s],
+            LagrangianLinearTiR::new(dmatrix![1.0]),
+            NonsmoothLaw::Equality { size: 1 },
+        )
+        .unwrap();
+        let e = err(b.build(), scheme);
+        assert!(e.contains("newton_impact and complementarity"), "{e}");
+    }
+    let mut s = settings(LagrangianScheme::D1MinusLinear, 1e-3, 1.0);
+    s.rest_velocity = -1.0;
+    let (model, _, _) = common::bouncing_ball(1.0, 0.9, 0.1);
+    let e = TimeStepping::new(model, s).err().unwrap().to_string();
+    assert!(e.contains("rest_velocity"), "{e}");
+}
