@@ -1,6 +1,8 @@
-//! Time-stepping: Moreau–Jean for Lagrangian systems, Euler–Moreau or the
-//! exact zero-order hold for first-order ones, with one nonsmooth problem
-//! per step, on the exact clock.
+//! Time-stepping: Moreau–Jean for Lagrangian systems (or, for linear ones,
+//! the Schatzman–Paoli and D1-minus-linear schemes of [`schatzman_paoli`]
+//! and [`d1_minus_linear`]), Euler–Moreau or the exact zero-order hold for
+//! first-order ones, with one nonsmooth problem per step (D1-minus-linear:
+//! three), on the exact clock.
 //!
 //! One step from t_k to t_{k+1} = t_k + h (seed 004, (12a)–(12e) and (13)):
 //!

@@ -7,9 +7,11 @@
 //! One step from t_k to t_{k+1} = t_k + h, with θ ∈ [0, 1] weighting the
 //! stiffness and the external forces over t_{k−1}, t_k, t_{k+1}:
 //!
+//! ```text
 //! M(q_{k+1} − 2q_k + q_{k−1}) + (h/2) C (q_{k+1} − q_{k−1})
 //!   + h² K (θ q_{k+1} + (1 − 2θ) q_k + θ q_{k−1})
 //!   = h² (θ F_{k+1} + (1 − 2θ) F_k + θ F_{k−1} + g) + Σ Hᵀ Λ_{k+1},
+//! ```
 //!
 //! 0 ≤ y_{k+1} + e y_{k−1} ⊥ Λ_{k+1} ≥ 0 on the rows of the active
 //! interactions (y_j = H q_j + b; for e > 0 this is g((q_{k+1} + e q_{k−1})
@@ -42,14 +44,15 @@
 //! satisfies the law on every row, as the LCP over all rows would; any
 //! other row has Λ = 0.
 //!
-//! **Energy.** Multiplying the step by (q_{k+1} − q_{k−1}) / (2h²) gives,
-//! for C = 0 and constant forces, E_{k+½} − E_{k−½} = Σ Λ·(y_{k+1} −
-//! y_{k−1}) / (2h²) with E_{k+½} = ½ ‖(q_{k+1} − q_k)/h‖²_M + ½ q_{k+1}ᵀ K
-//! q_k·(1 − 2θ)… (for K = 0: + V((q_{k+1} + q_k)/2) with V the potential of
-//! F). With Λ > 0 the law gives y_{k+1} = −e y_{k−1}, so the change is
+//! **Energy.** For C = K = 0 and a constant force F = −∇V, multiplying
+//! the step by (q_{k+1} − q_{k−1}) / (2h²) gives the discrete balance
+//! E_{k+½} − E_{k−½} = Σ Λ·(y_{k+1} − y_{k−1}) / (2h²), with
+//! E_{k+½} = ½ ‖(q_{k+1} − q_k)/h‖²_M + V((q_{k+1} + q_k)/2). With Λ > 0
+//! the law gives y_{k+1} = −e y_{k−1}, so the change is
 //! −(1 + e) Λ y_{k−1} / (2h²): never positive when y_{k−1} ≥ 0, positive
-//! when the contact was already penetrated two steps before (which happens
-//! when bounces accumulate).
+//! when the contact was already penetrated two steps before (the second
+//! step of a typical two-step impact). The scheme guarantees the balance,
+//! not a monotone energy.
 
 use super::interaction_work::{LawLevel, RowKind};
 use super::{SchatzmanPaoliStart, SchemeWork, SimulationError, TimeStepping};

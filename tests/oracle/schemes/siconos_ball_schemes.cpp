@@ -1,4 +1,5 @@
 // Siconos 4.4 bouncing ball with SchatzmanPaoliOSI or D1MinusLinearOSI.
+// Usage: siconos_ball sp|d1 STEP T_END RESTITUTION [THETA]; prints t,q[0],v[0],impulse per step (see README.md).
 #include "SiconosKernel.hpp"
 #include <cstdio>
 #include <cstring>
