@@ -197,7 +197,7 @@ fn beads_trace(scheme: LagrangianScheme, h: f64, t_end: f64) -> Vec<Vec<f64>> {
     let mut k = 0u64;
     sim.run(|s| {
         k += 1;
-        if (k - 1) % every == 0 {
+        if (k - 1).is_multiple_of(every) {
             rows.push(beads.iter().map(|&b| s.q(b)[0]).collect());
         }
     })

@@ -103,12 +103,10 @@ fn error_of(text: &str, strategy: Option<Strategy>) -> String {
         Err(e) => e,
         Ok(s) => match s.build() {
             Err(e) => e,
-            Ok(b) => {
-                match strategy.map_or_else(|| b.control_loop(), |st| b.control_loop_with(st)) {
-                    Err(e) => e,
-                    Ok(_) => panic!("no error in:\n{text}"),
-                }
-            }
+            Ok(b) => match b.control_loop_with(strategy.unwrap_or(b.strategy)) {
+                Err(e) => e,
+                Ok(_) => panic!("no error in:\n{text}"),
+            },
         },
     };
     e.to_string()
