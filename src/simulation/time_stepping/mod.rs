@@ -100,7 +100,8 @@ pub struct TimeSteppingSettings {
     pub t_end: f64,
     /// Time step h > 0.
     pub step: f64,
-    /// θ ∈ [0, 1] of the Moreau–Jean and Euler–Moreau schemes.
+    /// θ ∈ [0, 1] of the Moreau–Jean and Euler–Moreau schemes (Schatzman–Paoli:
+    /// the weight of K and F_ext at t_{k−1} and t_{k+1}).
     pub theta: f64,
     /// γ ≥ 0 of the activation test ỹ = y_k + γ h ẏ_k ≤ 0 (1 in seed 004 (12e);
     /// Siconos' MoreauJeanOSI uses 1/2 unless told otherwise).
