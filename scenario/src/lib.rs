@@ -351,6 +351,29 @@ impl BuiltScenario {
                 reason: "a co-simulation scenario runs on its FMUs: its loop is built on the master (BuiltScenario::control_loop_on)".into(),
             });
         }
+        if self.settings.lagrangian_scheme != nonsmooth::simulation::LagrangianScheme::MoreauJean {
+            let refuse = |reason: &str| ScenarioError::Invalid {
+                at: self
+                    .places
+                    .settings
+                    .get("scheme")
+                    .unwrap_or(&self.places.simulation)
+                    .clone(),
+                reason: reason.into(),
+            };
+            if strategy == Strategy::EventDriven {
+                return Err(refuse(
+                    "the Schatzman–Paoli and D1-minus-linear schemes are time-stepping schemes; \
+                     the event-driven strategy locates impacts instead",
+                ));
+            }
+            if self.rigid.is_some() {
+                return Err(refuse(
+                    "rigid bodies are integrated by their own Moreau–Jean contact step; \
+                     `scheme` applies to [[systems]] models",
+                ));
+            }
+        }
         if let Some(scene) = &self.rigid {
             return self.rigid_loop(scene, strategy);
         }

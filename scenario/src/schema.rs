@@ -346,6 +346,13 @@ pub struct SimulationTable {
     pub activation_gamma: Option<SQ>,
     /// `euler_moreau` or `zero_order_hold`.
     pub first_order_scheme: Option<SStr>,
+    /// Lagrangian scheme: `moreau_jean` (default), `schatzman_paoli` or
+    /// `d1_minus_linear` (a word, or a word parameter's name).
+    pub scheme: Option<SStr>,
+    /// Schatzman–Paoli start: `taylor` (default) or `siconos`.
+    pub schatzman_paoli_start: Option<SStr>,
+    /// D1-minus-linear: |ẏ| below which a closed contact is at rest.
+    pub rest_velocity: Option<SQ>,
     /// One-step solver name.
     pub solver: Option<SStr>,
     /// One-step solver tolerance.

@@ -12,9 +12,10 @@ use nonsmooth::numerics::relay::{relay_solver, RELAY_SOLVERS};
 use nonsmooth::numerics::{NumericsError, SolverSettings};
 use nonsmooth::simulation::clock::run_clock;
 use nonsmooth::simulation::{
-    ClockError, EventDrivenSettings, FirstOrderScheme, OdeMethod, SimulationError, Strategy,
-    TimeSteppingSettings,
+    ClockError, EventDrivenSettings, FirstOrderScheme, LagrangianScheme, OdeMethod,
+    SchatzmanPaoliStart, SimulationError, Strategy, TimeSteppingSettings,
 };
+use std::collections::BTreeMap;
 
 /// The settings of both strategies and the scenario's choice.
 pub(super) struct AllSettings {
@@ -29,6 +30,7 @@ pub(super) fn settings(
     ctx: Ctx<'_>,
     sim: &SimulationTable,
     every: Option<&SQ>,
+    words: &BTreeMap<String, String>,
     places: &mut Places,
 ) -> Result<AllSettings> {
     let src = ctx.src;
@@ -50,6 +52,7 @@ pub(super) fn settings(
         opt(&sim.activation_gamma, "activation_gamma"),
         opt(&sim.tolerance, "tolerance"),
         opt(&sim.newton_tolerance, "newton_tolerance"),
+        opt(&sim.rest_velocity, "rest_velocity"),
     ]
     .into_iter()
     .flatten()
@@ -61,6 +64,7 @@ pub(super) fn settings(
             "t0" => s.t0 = v,
             "activation_gamma" => s.activation_gamma = v,
             "tolerance" => s.solver_settings.tolerance = v,
+            "rest_velocity" => s.rest_velocity = v,
             _ => s.newton_tolerance = v,
         }
     }
@@ -98,6 +102,39 @@ pub(super) fn settings(
                     reason: format!(
                         "unknown scheme `{other}` (schemes: euler_moreau, zero_order_hold)"
                     ),
+                })
+            }
+        };
+    }
+    if let Some(scheme) = &sim.scheme {
+        key("scheme", scheme.span());
+        let text = scheme.get_ref().trim();
+        let name = words.get(text).map_or(text, |w| w.as_str());
+        s.lagrangian_scheme = match name {
+            "moreau_jean" => LagrangianScheme::MoreauJean,
+            "schatzman_paoli" => LagrangianScheme::SchatzmanPaoli,
+            "d1_minus_linear" => LagrangianScheme::D1MinusLinear,
+            other => {
+                return Err(ScenarioError::Setting {
+                    at: ctx.at(scheme.span()),
+                    what: "scheme".into(),
+                    reason: format!(
+                        "unknown scheme `{other}` (schemes: moreau_jean, schatzman_paoli, d1_minus_linear)"
+                    ),
+                })
+            }
+        };
+    }
+    if let Some(start) = &sim.schatzman_paoli_start {
+        key("schatzman_paoli_start", start.span());
+        s.schatzman_paoli_start = match start.get_ref().trim() {
+            "taylor" => SchatzmanPaoliStart::Taylor,
+            "siconos" => SchatzmanPaoliStart::Siconos,
+            other => {
+                return Err(ScenarioError::Setting {
+                    at: ctx.at(start.span()),
+                    what: "schatzman_paoli_start".into(),
+                    reason: format!("unknown start `{other}` (starts: taylor, siconos)"),
                 })
             }
         };
@@ -187,6 +224,20 @@ pub(super) fn settings(
         };
     }
     check_event_driven_clock(&ed).map_err(|e| places.simulation_error(e))?;
+    if strategy == Strategy::EventDriven && s.lagrangian_scheme != LagrangianScheme::MoreauJean {
+        let q = sim
+            .scheme
+            .as_ref()
+            .expect("a scheme other than the default was given");
+        return Err(ScenarioError::Setting {
+            at: ctx.at(q.span()),
+            what: "scheme".into(),
+            reason: "the Schatzman–Paoli and D1-minus-linear schemes are time-stepping schemes; \
+                     the event-driven strategy locates impacts instead (remove `scheme` or use \
+                     strategy = \"time-stepping\")"
+                .into(),
+        });
+    }
     Ok(AllSettings {
         strategy,
         time_stepping: s,

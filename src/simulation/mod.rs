@@ -20,6 +20,6 @@ pub use event_driven::{
 pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId, TickGrid};
 pub use strategy::Strategy;
 pub use time_stepping::{
-    Assembly, FirstOrderScheme, ProblemFamily, StateError, Statistics, StepOutcome, TimeStepping,
-    TimeSteppingSettings, TimeSteppingState,
+    Assembly, FirstOrderScheme, LagrangianScheme, ProblemFamily, SchatzmanPaoliStart, StateError,
+    Statistics, StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,
 };

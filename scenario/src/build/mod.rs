@@ -170,7 +170,7 @@ pub(super) fn build(
         .output
         .as_ref()
         .and_then(|o| o.get_ref().every.as_ref());
-    let all = settings(ctx, file.simulation.get_ref(), every, &mut places)?;
+    let all = settings(ctx, file.simulation.get_ref(), every, &words, &mut places)?;
     if all.strategy == nonsmooth::simulation::Strategy::EventDriven {
         interactions::refuse_friction_event_driven(ctx, file)?;
     }

@@ -31,6 +31,20 @@ pub(crate) enum RowKind {
     FrictionTangent,
 }
 
+/// The level at which the rows of a Lagrangian interaction are written in
+/// the one-step problem (the quantity the free output stands for).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LawLevel {
+    /// Velocities (Moreau–Jean, the D1-minus-linear impact problem):
+    /// q = H v_free + e ẏ⁻ with ẏ⁻ in `ydot_start`.
+    Velocity,
+    /// Positions (Schatzman–Paoli): q = H q_free + b + e y_{k−1}, with
+    /// y_{k−1} in `ydot_start`.
+    Position,
+    /// Accelerations (D1-minus-linear force problems): q = H a_free.
+    Acceleration,
+}
+
 /// The Coulomb data of a frictional contact (Newton impact–friction law).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct FrictionData {
@@ -95,8 +109,14 @@ pub(crate) struct InteractionWork {
     pub y: Vec<f64>,
     pub ydot: Vec<f64>,
     pub lambda: Vec<f64>,
-    /// ẏ at the start of the step (U_k of the impact law).
+    /// The earlier value the law reads: ẏ at the start of the step (U_k of
+    /// the impact law) at velocity level, y_{k−1} at position level.
     pub ydot_start: Vec<f64>,
+    /// The level of the rows in the next problem.
+    pub level: LawLevel,
+    /// D1-minus-linear: the contact forces λ of the last acceleration-level
+    /// problem (the warm start of the next one; empty for other schemes).
+    pub lambda_force: Vec<f64>,
     /// Bounds on the rounding errors of y and ẏ (linear Lagrangian relations).
     pub y_noise: Vec<f64>,
     pub ydot_noise: Vec<f64>,
@@ -185,6 +205,8 @@ impl InteractionWork {
             ydot: vec![0.0; m],
             lambda: vec![0.0; m],
             ydot_start: vec![0.0; m],
+            level: LawLevel::Velocity,
+            lambda_force: vec![],
             y_noise: vec![0.0; m],
             ydot_noise: vec![0.0; m],
             active: !unilateral,
@@ -406,7 +428,14 @@ impl InteractionWork {
                 }
             }
             if self.rows[0] == RowKind::Complementarity {
-                acc += self.restitution * self.ydot_start[0];
+                match self.level {
+                    LawLevel::Velocity => acc += self.restitution * self.ydot_start[0],
+                    LawLevel::Position => {
+                        acc += self.e[0];
+                        acc += self.restitution * self.ydot_start[0];
+                    }
+                    LawLevel::Acceleration => {}
+                }
             }
             q[0] = acc;
             return;
@@ -427,7 +456,16 @@ impl InteractionWork {
                 }
             }
         }
-        if self.lagrangian {
+        if self.lagrangian && self.level != LawLevel::Velocity {
+            // Only complementarity rows reach the other levels (the schemes
+            // refuse the other laws when the simulation is built).
+            for r in 0..self.m {
+                if self.level == LawLevel::Position {
+                    q[r] += self.e[r];
+                    q[r] += self.restitution * self.ydot_start[r];
+                }
+            }
+        } else if self.lagrangian {
             for r in 0..self.m {
                 match self.rows[r] {
                     RowKind::Complementarity | RowKind::FrictionNormal => {
@@ -449,6 +487,45 @@ impl InteractionWork {
                     for r in 0..self.m {
                         q[r] += f[(r, c)] * self.u[c];
                     }
+                }
+            }
+        }
+    }
+
+    /// out ← Σ_i out_i x_i + (b when `affine`), with x_i the vector `pick`
+    /// takes from linked system i (linear Lagrangian relations: H x (+ b)).
+    pub fn linear_output(
+        &self,
+        sys: &[SystemWork],
+        pick: impl Fn(&SystemWork) -> &[f64],
+        affine: bool,
+        out: &mut [f64],
+    ) {
+        let m = self.m;
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = if affine { self.e[r] } else { 0.0 };
+        }
+        for (o, &s) in self.out.iter().zip(&self.systems) {
+            let x = pick(&sys[s]);
+            for (col, &xc) in o.as_slice().chunks_exact(m).zip(x) {
+                for (r, &h) in out.iter_mut().zip(col) {
+                    *r += h * xc;
+                }
+            }
+        }
+    }
+
+    /// As [`Self::linear_output`] with x_i = `vectors[i]` (one vector per
+    /// system of the model).
+    pub fn linear_output_of(&self, vectors: &[Vec<f64>], affine: bool, out: &mut [f64]) {
+        let m = self.m;
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = if affine { self.e[r] } else { 0.0 };
+        }
+        for (o, &s) in self.out.iter().zip(&self.systems) {
+            for (col, &xc) in o.as_slice().chunks_exact(m).zip(&vectors[s]) {
+                for (r, &h) in out.iter_mut().zip(col) {
+                    *r += h * xc;
                 }
             }
         }

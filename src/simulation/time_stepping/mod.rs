@@ -1,6 +1,8 @@
-//! Time-stepping: Moreau–Jean for Lagrangian systems, Euler–Moreau or the
-//! exact zero-order hold for first-order ones, with one nonsmooth problem
-//! per step, on the exact clock.
+//! Time-stepping: Moreau–Jean for Lagrangian systems (or, for linear ones,
+//! the Schatzman–Paoli and D1-minus-linear schemes of [`schatzman_paoli`]
+//! and [`d1_minus_linear`]), Euler–Moreau or the exact zero-order hold for
+//! first-order ones, with one nonsmooth problem per step (D1-minus-linear:
+//! three), on the exact clock.
 //!
 //! One step from t_k to t_{k+1} = t_k + h (seed 004, (12a)–(12e) and (13)):
 //!
@@ -25,9 +27,11 @@
 //! The clock is exact: t_k is tick k·(h in ticks) of a rational time base,
 //! never a running sum (see docs/how-a-step-proceeds.md).
 
+mod d1_minus_linear;
 mod friction_step;
 mod interaction_work;
 mod problem;
+mod schatzman_paoli;
 mod small;
 mod state;
 mod system_work;
@@ -60,6 +64,33 @@ pub enum FirstOrderScheme {
     ZeroOrderHold,
 }
 
+/// The scheme used for Lagrangian systems (docs/simulation.md, "One step").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LagrangianScheme {
+    /// Moreau–Jean θ-scheme: velocity-level impact law at the end of the step.
+    #[default]
+    MoreauJean,
+    /// Schatzman–Paoli two-step scheme: position-level impact law
+    /// 0 ≤ y_{k+1} + e y_{k−1} ⊥ Λ_{k+1} ≥ 0 (module `schatzman_paoli`).
+    SchatzmanPaoli,
+    /// D1-minus-linear (time-discontinuous Galerkin): contact forces at
+    /// acceleration level on the interval, impulses at its ends (module
+    /// `d1_minus_linear`).
+    D1MinusLinear,
+}
+
+/// How the two-step Schatzman–Paoli scheme gets q_{−1} at its first step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchatzmanPaoliStart {
+    /// q_{−1} = q₀ − h v₀ + (h²/2) M⁻¹ F(t₀, q₀, v₀): the first step is the
+    /// Taylor step q₁ = q₀ + h v₀ + (h²/2) a₀ (second order).
+    #[default]
+    Taylor,
+    /// q_{−1} = q₀ − h v₀, as Siconos 4.4's SchatzmanPaoliOSI (first order:
+    /// the free fall is off by g h t / 2).
+    Siconos,
+}
+
 /// Settings of a time-stepping simulation. Times in seconds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimeSteppingSettings {
@@ -69,13 +100,22 @@ pub struct TimeSteppingSettings {
     pub t_end: f64,
     /// Time step h > 0.
     pub step: f64,
-    /// θ ∈ [0, 1] of the Moreau–Jean and Euler–Moreau schemes.
+    /// θ ∈ [0, 1] of the Moreau–Jean and Euler–Moreau schemes (Schatzman–Paoli:
+    /// the weight of K and F_ext at t_{k−1} and t_{k+1}).
     pub theta: f64,
     /// γ ≥ 0 of the activation test ỹ = y_k + γ h ẏ_k ≤ 0 (1 in seed 004 (12e);
     /// Siconos' MoreauJeanOSI uses 1/2 unless told otherwise).
     pub activation_gamma: f64,
     /// Scheme for first-order systems.
     pub first_order_scheme: FirstOrderScheme,
+    /// Scheme for Lagrangian systems.
+    pub lagrangian_scheme: LagrangianScheme,
+    /// Start of the two-step Schatzman–Paoli scheme.
+    pub schatzman_paoli_start: SchatzmanPaoliStart,
+    /// D1-minus-linear: a closed contact (y ≤ its rounding bound) takes part
+    /// in the acceleration-level force problems when |ẏ| ≤ this value (in
+    /// the relation's velocity unit; Siconos 4.4 uses 1e-8).
+    pub rest_velocity: f64,
     /// Name of the one-step solver of the problem family ("default", …).
     pub solver: String,
     /// Settings of that solver.
@@ -102,6 +142,9 @@ impl TimeSteppingSettings {
             theta: 0.5,
             activation_gamma: 1.0,
             first_order_scheme: FirstOrderScheme::EulerMoreau,
+            lagrangian_scheme: LagrangianScheme::MoreauJean,
+            schatzman_paoli_start: SchatzmanPaoliStart::Taylor,
+            rest_velocity: 1e-8,
             solver: "default".into(),
             solver_settings: SolverSettings::default(),
             newton_tolerance: 1e-10,
@@ -148,6 +191,13 @@ impl TimeSteppingSettings {
                 "newton_tolerance",
                 self.newton_tolerance,
                 "must be positive",
+            );
+        }
+        if !(self.rest_velocity.is_finite() && self.rest_velocity >= 0.0) {
+            return bad(
+                "rest_velocity",
+                self.rest_velocity,
+                "must be finite and ≥ 0",
             );
         }
         if self.output_every == 0 {
@@ -230,6 +280,15 @@ pub struct TimeStepping {
     all_linear: bool,
     stats: Statistics,
     source_names: Vec<String>,
+    /// The work of the Schatzman–Paoli or D1-minus-linear scheme.
+    schemes: SchemeWork,
+}
+
+/// The per-scheme work of the Lagrangian schemes other than Moreau–Jean.
+enum SchemeWork {
+    None,
+    SchatzmanPaoli(schatzman_paoli::SpWork),
+    D1MinusLinear(Box<d1_minus_linear::D1Work>),
 }
 
 impl TimeStepping {
@@ -278,10 +337,20 @@ impl TimeStepping {
         events.set_frequent(SourceId(0), SourceId(1));
         let source_names = vec!["step".to_string(), "output".to_string()];
         let (h, theta) = (settings.step, settings.theta);
+        let lagrangian_scheme = settings.lagrangian_scheme;
+        match lagrangian_scheme {
+            LagrangianScheme::MoreauJean => {}
+            LagrangianScheme::SchatzmanPaoli => schatzman_paoli::check_model(&model)?,
+            LagrangianScheme::D1MinusLinear => d1_minus_linear::check_model(&model)?,
+        }
         let mut sys = Vec::with_capacity(model.systems().len());
         for s in model.systems() {
             let scheme = if s.ds.is_lagrangian() {
-                Scheme::MoreauJean
+                match lagrangian_scheme {
+                    LagrangianScheme::MoreauJean => Scheme::MoreauJean,
+                    LagrangianScheme::SchatzmanPaoli => Scheme::SchatzmanPaoli,
+                    LagrangianScheme::D1MinusLinear => Scheme::D1MinusLinear,
+                }
             } else if settings.first_order_scheme == FirstOrderScheme::ZeroOrderHold {
                 Scheme::ZeroOrderHold
             } else {
@@ -302,8 +371,9 @@ impl TimeStepping {
             settings.assembly,
         )?;
         let all_linear = sys.iter().all(|s| s.linear) && inters.iter().all(|i| i.linear);
+        let two_scheme_work = lagrangian_scheme != LagrangianScheme::MoreauJean;
         for w in &mut sys {
-            w.free_in_state = all_linear;
+            w.free_in_state = all_linear && !two_scheme_work;
         }
         let resp_fixed: Vec<bool> = inters
             .iter()
@@ -320,6 +390,15 @@ impl TimeStepping {
             w.update_output(&inter.relation, &sys, t0);
         }
         let coupled = vec![false; sys.len()];
+        let schemes = match lagrangian_scheme {
+            LagrangianScheme::MoreauJean => SchemeWork::None,
+            LagrangianScheme::SchatzmanPaoli => {
+                SchemeWork::SchatzmanPaoli(schatzman_paoli::SpWork::new(&sys, &mut inters))
+            }
+            LagrangianScheme::D1MinusLinear => SchemeWork::D1MinusLinear(Box::new(
+                d1_minus_linear::D1Work::new(&model, &sys, &mut inters, &settings, &resp_fixed)?,
+            )),
+        };
         Ok(TimeStepping {
             model,
             settings,
@@ -339,6 +418,7 @@ impl TimeStepping {
             all_linear,
             stats: Statistics::default(),
             source_names,
+            schemes,
         })
     }
 
@@ -393,6 +473,13 @@ impl TimeStepping {
         debug_assert_eq!(t1, self.base.seconds(tick1));
         let t0 = self.now();
         let step = self.stats.steps + 1;
+        match self.settings.lagrangian_scheme {
+            LagrangianScheme::MoreauJean => {}
+            LagrangianScheme::SchatzmanPaoli => {
+                return self.integrate_schatzman_paoli(t0, t1, step)
+            }
+            LagrangianScheme::D1MinusLinear => return self.integrate_d1_minus_linear(t0, t1, step),
+        }
         if self.all_linear {
             if self.inters.is_empty() {
                 return self.integrate_alone(t0, t1, step);

@@ -8,9 +8,11 @@
 //! * the clock: the current tick and the event manager's schedule (every
 //!   source's offset, period and count, the pending queue), the events of
 //!   the last instant, the event-source names;
-//! * per system: q (or x), v, and the held input g;
+//! * per system: q (or x), v, and the held input g; q_{k−1} under the
+//!   two-step Schatzman–Paoli scheme;
 //! * per interaction: y, ẏ, λ (which is also the warm start of the next
-//!   one-step solve), ẏ at the start of the step, the rounding bounds of y
+//!   one-step solve), the contact forces of the D1-minus-linear scheme (the
+//!   warm start of its force problems), ẏ at the start of the step, the rounding bounds of y
 //!   and ẏ, the activity flag, the held relation input u; for nonlinear
 //!   relations also the linearisation (output and input matrices, responses,
 //!   shifts, D and the affine part), which the next Newton iteration
@@ -60,6 +62,8 @@ pub enum StateError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SystemState {
     q: Vec<f64>,
+    /// Schatzman–Paoli: q_{k−1} (empty for other schemes).
+    q_prev: Vec<f64>,
     v: Vec<f64>,
     control: Vec<f64>,
     has_control: bool,
@@ -83,6 +87,8 @@ struct InteractionState {
     y: Vec<f64>,
     ydot: Vec<f64>,
     lambda: Vec<f64>,
+    /// D1-minus-linear: the last contact forces (empty for other schemes).
+    lambda_force: Vec<f64>,
     ydot_start: Vec<f64>,
     y_noise: Vec<f64>,
     ydot_noise: Vec<f64>,
@@ -141,6 +147,7 @@ impl TimeStepping {
                 .iter()
                 .map(|w| SystemState {
                     q: w.q.clone(),
+                    q_prev: w.q_prev.clone(),
                     v: w.v.clone(),
                     control: w.control.clone(),
                     has_control: w.has_control,
@@ -153,6 +160,7 @@ impl TimeStepping {
                     y: w.y.clone(),
                     ydot: w.ydot.clone(),
                     lambda: w.lambda.clone(),
+                    lambda_force: w.lambda_force.clone(),
                     ydot_start: w.ydot_start.clone(),
                     y_noise: w.y_noise.clone(),
                     ydot_noise: w.ydot_noise.clone(),
@@ -199,6 +207,7 @@ impl TimeStepping {
         s.source_names.clone_from(&self.source_names);
         for (st, w) in s.systems.iter_mut().zip(&self.sys) {
             st.q.clone_from(&w.q);
+            st.q_prev.clone_from(&w.q_prev);
             st.v.clone_from(&w.v);
             st.control.clone_from(&w.control);
             st.has_control = w.has_control;
@@ -207,6 +216,7 @@ impl TimeStepping {
             st.y.clone_from(&w.y);
             st.ydot.clone_from(&w.ydot);
             st.lambda.clone_from(&w.lambda);
+            st.lambda_force.clone_from(&w.lambda_force);
             st.ydot_start.clone_from(&w.ydot_start);
             st.y_noise.clone_from(&w.y_noise);
             st.ydot_noise.clone_from(&w.ydot_noise);
@@ -248,6 +258,7 @@ impl TimeStepping {
         self.source_names.clone_from(&s.source_names);
         for (w, st) in self.sys.iter_mut().zip(&s.systems) {
             w.q.copy_from_slice(&st.q);
+            w.q_prev.copy_from_slice(&st.q_prev);
             w.v.copy_from_slice(&st.v);
             w.control.copy_from_slice(&st.control);
             w.has_control = st.has_control;
@@ -256,6 +267,7 @@ impl TimeStepping {
             w.y.copy_from_slice(&st.y);
             w.ydot.copy_from_slice(&st.ydot);
             w.lambda.copy_from_slice(&st.lambda);
+            w.lambda_force.copy_from_slice(&st.lambda_force);
             w.ydot_start.copy_from_slice(&st.ydot_start);
             w.y_noise.copy_from_slice(&st.y_noise);
             w.ydot_noise.copy_from_slice(&st.ydot_noise);
@@ -342,8 +354,22 @@ impl TimeStepping {
             if st.q.len() != w.q.len() || st.v.len() != w.v.len() || st.control.len() != w.n {
                 return bad(format!("system '{}' has another dimension", w.name));
             }
+            if st.q_prev.len() != w.q_prev.len() {
+                return bad(format!(
+                    "system '{}': the state was saved under another Lagrangian scheme \
+                     (q_(k-1) of the Schatzman–Paoli scheme)",
+                    w.name
+                ));
+            }
         }
         for (w, st) in self.inters.iter().zip(&s.interactions) {
+            if st.lambda_force.len() != w.lambda_force.len() {
+                return bad(format!(
+                    "interaction '{}': the state was saved under another Lagrangian scheme \
+                     (contact forces of the D1-minus-linear scheme)",
+                    w.name
+                ));
+            }
             let m = w.m;
             let sizes_ok = [
                 &st.y,
@@ -407,7 +433,7 @@ impl TimeStepping {
 
 const MAGIC: &[u8; 4] = b"NSTS";
 /// Version 2: postcard's format (version 1 was a hand-written one).
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// [`Statistics`] as plain numbers in the bytes (steps, solves, solver
 /// iterations, Newton iterations).

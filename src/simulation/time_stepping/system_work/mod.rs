@@ -34,6 +34,12 @@ pub(crate) enum Scheme {
     /// Zero-order hold for ẋ = A x + b(t) + g + r with constant A: exact for
     /// the A part, with b(t_{k+1}), g and r held over the step.
     ZeroOrderHold,
+    /// Schatzman–Paoli two-step scheme on q (`LagrangianLinearTi` only):
+    /// W = M + (h/2) C + h²θ K, the unknown is q_{k+1}.
+    SchatzmanPaoli,
+    /// D1-minus-linear (`LagrangianLinearTi` only): W = M, the unknowns are
+    /// accelerations (force problems) and v_{k+1} (impact problem).
+    D1MinusLinear,
 }
 
 pub(crate) struct SystemWork {
@@ -52,6 +58,9 @@ pub(crate) struct SystemWork {
     pub v: Vec<f64>,
     /// q or x at the start of the step.
     pub q_start: Vec<f64>,
+    /// Schatzman–Paoli: q_{k−1}, the position one step before the current
+    /// one (part of the state; empty for other schemes).
+    pub q_prev: Vec<f64>,
     /// v at the start of the step.
     pub v_start: Vec<f64>,
     /// The current Newton iterate of the unknown (v or x).
@@ -161,6 +170,11 @@ impl SystemWork {
             linear,
             w_fixed: false,
             q_start: q0.clone(),
+            q_prev: if scheme == Scheme::SchatzmanPaoli {
+                q0.clone()
+            } else {
+                vec![]
+            },
             v_start: v0.clone(),
             iterate: vec![0.0; n],
             q: q0,
@@ -191,6 +205,20 @@ impl SystemWork {
             free_increment: None,
         };
         match ds {
+            DynamicalSystem::LagrangianLinearTi(d) if scheme == Scheme::SchatzmanPaoli => {
+                // W = M + (h/2) C + h²θ K.
+                let mut w = d.mass.clone();
+                if let Some(c) = &d.damping {
+                    w += c * (0.5 * h);
+                }
+                if let Some(k) = &d.stiffness {
+                    w += k * (h * h * theta);
+                }
+                work.set_fixed_w(&w)?;
+            }
+            DynamicalSystem::LagrangianLinearTi(d) if scheme == Scheme::D1MinusLinear => {
+                work.set_fixed_w(&d.mass)?;
+            }
             DynamicalSystem::LagrangianLinearTi(d) => {
                 work.setup_lagrangian_linear_ti(d, h, theta)?
             }
@@ -226,6 +254,14 @@ impl SystemWork {
         }
     }
 
+    /// W ← `w`, factored once for the run.
+    fn set_fixed_w(&mut self, w: &DMatrix<f64>) -> Result<(), SimulationError> {
+        self.w.copy_from_slice(w.as_slice());
+        self.factor_w()?;
+        self.w_fixed = true;
+        Ok(())
+    }
+
     /// out ← W⁻¹ out.
     pub fn solve_w(&self, out: &mut [f64]) {
         lu_solve(&self.w, self.n, &self.piv, out);
@@ -236,7 +272,9 @@ impl SystemWork {
     /// r, scale h), or `free + Γ r` for the zero-order hold.
     pub fn input_response(&mut self, h: f64, input: &mut [f64]) {
         match self.scheme {
-            Scheme::MoreauJean => self.solve_w(input),
+            Scheme::MoreauJean | Scheme::SchatzmanPaoli | Scheme::D1MinusLinear => {
+                self.solve_w(input)
+            }
             Scheme::EulerMoreau => {
                 self.solve_w(input);
                 input.iter_mut().for_each(|x| *x *= h);
