@@ -5,11 +5,11 @@ use std::sync::Arc;
 use nonsmooth::modelling::{InteractionId, Model, SystemId};
 use nonsmooth::simulation::Simulation;
 use nonsmooth::simulation::{
-    Event, EventKind, SimulationError, SimulationState, SourceId, StateError, Statistics,
-    StepOutcome, Strategy, TickGrid, TimeBase,
+    Event, EventKind, ImportedState, SimulationError, SimulationState, SourceId, StateError,
+    Statistics, StepOutcome, Strategy, TickGrid, TimeBase,
 };
 
-use super::{CoSimulation, Coupling, Slave, Src};
+use super::{CoSimState, CoSimulation, Coupling, Slave, Src};
 use crate::error::CosimError;
 use crate::import::{StepResult, VarType};
 
@@ -413,13 +413,40 @@ impl Simulation for CoSimulation {
 
     fn save_state(&self) -> Result<SimulationState, StateError> {
         Err(StateError::Unsupported(
-            "a co-simulation saves its FMUs' states with CoSimulation::save (FMU states live inside the FMUs)".into(),
+            "a co-simulation asks its FMUs for their states: save it with save_state_mut \
+             (ControlLoop::save_state_mut) or CoSimulation::save"
+                .into(),
         ))
     }
 
-    fn restore_state(&mut self, _: &SimulationState) -> Result<(), StateError> {
-        Err(StateError::Unsupported(
-            "a co-simulation restores its FMUs' states with CoSimulation::restore".into(),
-        ))
+    /// The whole co-simulation ([`CoSimulation::save`]: every FMU's state
+    /// inside the FMU, the native model's, the master's) as an
+    /// [`ImportedState`], in memory only.
+    fn save_state_mut(&mut self) -> Result<SimulationState, StateError> {
+        let saved = self
+            .save()
+            .map_err(|e| StateError::Unsupported(e.to_string()))?;
+        Ok(SimulationState::Imported(ImportedState::new(
+            self.tick,
+            self.base.seconds(self.tick),
+            Arc::new(saved),
+        )))
+    }
+
+    /// Puts back a state taken by `save_state_mut` from this
+    /// co-simulation ([`CoSimulation::restore`]).
+    fn restore_state(&mut self, state: &SimulationState) -> Result<(), StateError> {
+        let SimulationState::Imported(s) = state else {
+            return Err(StateError::Mismatch(
+                "a native simulation's state cannot be restored into a co-simulation".into(),
+            ));
+        };
+        let Some(saved) = s.payload().downcast_ref::<CoSimState>() else {
+            return Err(StateError::Mismatch(
+                "the state of another kind of imported simulation".into(),
+            ));
+        };
+        self.restore(saved)
+            .map_err(|e| StateError::Mismatch(e.to_string()))
     }
 }
