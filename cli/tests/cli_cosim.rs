@@ -242,6 +242,75 @@ fn two_fmus_example_equals_libcosim() {
     }
 }
 
+#[test]
+fn native_plant_with_a_controller_fmu_equals_libcosim() {
+    let dir = tempfile::tempdir().unwrap();
+    let plant = export("cli/tests/fmi/smc_plant.toml", dir.path(), "smc_plant.fmu");
+    let ctrl = export(
+        "cli/tests/fmi/smc_controller.toml",
+        dir.path(),
+        "smc_controller.fmu",
+    );
+    let scenario = example_in(dir.path(), "native_plant_fmu_controller.toml");
+    let out = dir.path().join("out");
+    ok(
+        &nonsmooth(&[
+            "run",
+            scenario.to_str().unwrap(),
+            "--set",
+            "t_end=3",
+            "--out",
+            out.to_str().unwrap(),
+            "--plot",
+            "--quiet",
+        ]),
+        "run native_plant_fmu_controller",
+    );
+    let ours = csv(&out.join("native_plant_fmu_controller.csv"));
+    let steps = 300;
+    assert_eq!(ours.1.len(), steps + 1, "t0 and every communication point");
+    // libcosim runs the plant as an FMU (the same double integrator,
+    // exported) with the same controller FMU, Jacobi, H = 10 ms.
+    let theirs_csv = dir.path().join("libcosim.csv");
+    let py = Command::new(venv_python())
+        .args([
+            root().join("cli/tests/fmi/cosim_smc.py").to_str().unwrap(),
+            plant.to_str().unwrap(),
+            ctrl.to_str().unwrap(),
+            "10000000",
+            &steps.to_string(),
+            theirs_csv.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    ok(&py, "libcosim");
+    let theirs = csv(&theirs_csv);
+    let names = [
+        "plant.x[0]",
+        "plant.x[1]",
+        "controller.controller.u[0]",
+        "controller.controller.sigma[0]",
+    ];
+    let t = column(&ours, "t");
+    for (j, name) in names.iter().enumerate() {
+        let a = column(&ours, name);
+        for k in 0..steps {
+            assert!((t[k + 1] - 0.01 * (k + 1) as f64).abs() < 1e-12);
+            let b = theirs.1[k][j + 1];
+            assert!(
+                (a[k + 1] - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                "step {}: {name}: nonsmooth run {} vs libcosim {b}",
+                k + 1,
+                a[k + 1]
+            );
+        }
+    }
+    // The law acts: σ leaves its initial value 1 and approaches 0.
+    let sigma = column(&ours, "controller.controller.sigma[0]");
+    assert!(sigma[steps].abs() < 0.1, "σ(3) = {}", sigma[steps]);
+    assert!(out.join("native_plant_fmu_controller.svg").is_file());
+}
+
 /// Writes a co-simulation scenario around `fmu` (copied into `dir` as
 /// plant.fmu) with the given sections after `[[fmus]]`.
 fn scenario_with(dir: &Path, body: &str) -> PathBuf {
@@ -375,12 +444,50 @@ kp = 1
         2,
         &["bad.toml:11:", "causality Output; Input expected"],
     );
-    // Native systems beside FMUs.
+    // A native system beside the FMU, connected both ways: it runs.
+    let native = "[[systems]]\nname = \"s\"\ntype = \"first_order_linear\"\nx0 = [1]\nA = [[0]]\n\
+                  [[connections]]\nfrom = \"s.x[0]\"\nto = \"plant.u\"\n\
+                  [[connections]]\nfrom = \"plant.plant.x[0]\"\nto = \"s.g[0]\"\n";
+    let s = scenario_with(d, native);
+    ok(
+        &nonsmooth(&[
+            "run",
+            s.to_str().unwrap(),
+            "--out",
+            d.join("good_native").to_str().unwrap(),
+        ]),
+        "a native system beside an FMU",
+    );
+    // A native variable that does not exist, one that is not an input.
+    let s = scenario_with(d, &native.replace("from = \"s.x[0]\"", "from = \"s.y[0]\""));
+    refused(d, &s, 2, &["bad.toml:15:", "has no variable `y`"]);
+    let s = scenario_with(d, &native.replace("to = \"s.g[0]\"", "to = \"s.x[0]\""));
+    refused(d, &s, 2, &["bad.toml:19:", "is not an input of the model"]);
+    // A native source into an FMU output.
     let s = scenario_with(
         d,
-        "[[systems]]\nname = \"s\"\ntype = \"first_order_linear\"\nx0 = [1]\nA = [[0]]\n",
+        &native.replace("to = \"plant.u\"", "to = \"plant.plant.x[1]\""),
     );
-    refused(d, &s, 2, &["bad.toml:9:", "native [[systems]] beside FMUs"]);
+    refused(
+        d,
+        &s,
+        2,
+        &["bad.toml:16:", "causality Output; Input expected"],
+    );
+    // Circuits beside FMUs are not supported.
+    let s = scenario_with(d, "[[circuits]]\nname = \"c\"\nelements = [\"R1 1 0 1\"]\n");
+    refused(
+        d,
+        &s,
+        2,
+        &["bad.toml:9:", "[[circuits]] beside FMUs are not supported"],
+    );
+    // A coupling that does not exist.
+    let s = scenario_with(
+        d,
+        &format!("{sensor}[cosimulation]\ncoupling = \"gauss\"\n"),
+    );
+    refused(d, &s, 2, &["bad.toml:16:", "unknown coupling `gauss`"]);
     // An FMU that fails to instantiate (its resources removed): exit 1,
     // naming the FMU and the time.
     let good = d.join("plant.fmu");

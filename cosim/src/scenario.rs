@@ -14,14 +14,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use nonsmooth::control::{ControlLoop, LawCatalog};
+use nonsmooth::simulation::{simulate, Strategy};
 use nonsmooth_scenario::{
-    BuiltScenario, CosimPlan, Endpoint, FmuCausality, FmuVariables, Place, Scenario, ScenarioError,
+    BuiltScenario, CosimBuild, CosimPlan, CouplingChoice, Endpoint, FmuCausality, FmuVariables,
+    NativePart, Place, Scenario, ScenarioError, Variable,
 };
 use thiserror::Error;
 
 use crate::error::CosimError;
 use crate::import::{Fmu, VarCausality, VarType};
-use crate::master::{CoSimulation, Connection, Coupling, FmuSpec, MasterSettings};
+use crate::master::{
+    CoSimulation, Connection, Coupling, FmuSpec, MasterSettings, NativeRead, NativeSpec,
+};
 
 /// Why a co-simulation scenario could not be set up.
 #[derive(Debug, Error)]
@@ -108,7 +112,11 @@ pub fn build_until(
                 .collect(),
         })
         .collect();
-    let (mut built, ifaces) = scenario.build_cosim_with(catalog, &plan, &vars)?;
+    let CosimBuild {
+        mut built,
+        interfaces: ifaces,
+        native,
+    } = scenario.build_cosim_with(catalog, &plan, &vars)?;
     if let Some(t_end) = t_end {
         if !(t_end.is_finite() && t_end > built.settings.t0) {
             return Err(BuildError::EndTime {
@@ -120,7 +128,7 @@ pub fn build_until(
         built.settings.t_end = t_end;
         built.event_driven.t_end = t_end;
     }
-    let specs = plan
+    let specs: Vec<FmuSpec> = plan
         .fmus
         .iter()
         .zip(&fmus)
@@ -141,6 +149,7 @@ pub fn build_until(
     let connections: Vec<Connection> = plan
         .connections
         .iter()
+        .filter(|c| !c.from.native && !c.to.native)
         .map(|c| Connection {
             from: (c.from.fmu.clone(), c.from.variable.clone()),
             to: (c.to.fmu.clone(), c.to.variable.clone()),
@@ -150,14 +159,83 @@ pub fn build_until(
     let settings = MasterSettings {
         t0: s.t0,
         t_end: s.t_end,
-        coupling: Coupling::Jacobi,
+        coupling: match plan.coupling {
+            CouplingChoice::Jacobi => Coupling::Jacobi,
+            CouplingChoice::GaussSeidel => Coupling::GaussSeidel,
+        },
         output_period: Some(s.step * s.output_every as f64),
         retry_discards: true,
     };
-    let cosim = CoSimulation::new(specs, &connections, &settings, &built.control.times())
-        .map_err(|e| located(scenario, &plan, settings.t0, e))?;
+    let extra = built.control.times();
+    let cosim = match native {
+        None => CoSimulation::new(specs, &connections, &settings, &extra),
+        Some(part) => {
+            let spec = native_spec(&plan, &built, &specs, &settings, &extra, part)?;
+            CoSimulation::with_native(specs, &connections, &settings, &extra, spec)
+        }
+    }
+    .map_err(|e| located(scenario, &plan, settings.t0, e))?;
     let run = built.control_loop_on(Box::new(cosim))?;
     Ok((built, run))
+}
+
+/// The native part of the master: the native model's time-stepping
+/// simulation on the master's clock, and its connections.
+fn native_spec(
+    plan: &CosimPlan,
+    built: &BuiltScenario,
+    specs: &[FmuSpec],
+    settings: &MasterSettings,
+    extra: &[(&'static str, f64)],
+    part: NativePart,
+) -> Result<NativeSpec, BuildError> {
+    let times = CoSimulation::clock_times(specs, settings, extra);
+    let sim = simulate(
+        Strategy::TimeStepping,
+        Arc::clone(&part.model),
+        &built.settings,
+        &built.event_driven,
+        &times,
+    )
+    .map_err(|e| {
+        BuildError::Input(ScenarioError::Invalid {
+            at: plan.fmus[0].name_place.clone(),
+            reason: format!("the native model cannot be simulated: {e}"),
+        })
+    })?;
+    let end = |e: &Endpoint| (e.fmu.clone(), e.variable.clone());
+    let mut to_fmus = Vec::new();
+    for s in &part.sources {
+        let c = &plan.connections[s.connection];
+        let read = match s.variable {
+            Variable::Q(id) | Variable::X(id) => NativeRead::Q(id, s.index),
+            Variable::V(id) => NativeRead::V(id, s.index),
+            Variable::Y(id) => NativeRead::Y(id, s.index),
+            Variable::Lambda(id) => NativeRead::Lambda(id, s.index),
+            _ => {
+                return Err(BuildError::Input(invalid(
+                    &c.from.place,
+                    format!(
+                        "connection source `{}.{}`: only x, q, v, y and lambda of the native model feed an FMU",
+                        c.from.fmu, c.from.variable
+                    ),
+                )))
+            }
+        };
+        to_fmus.push((read, end(&c.to)));
+    }
+    let from_fmus = part
+        .targets
+        .iter()
+        .map(|t| (end(&plan.connections[t.connection].from), t.input))
+        .collect();
+    Ok(NativeSpec {
+        sim,
+        step: built.settings.step,
+        model: Arc::clone(&built.model),
+        to_fmus,
+        from_fmus,
+    })
 }
 
 /// A master's set-up error: a misuse (an input driven by a controller
@@ -173,7 +251,7 @@ fn located(scenario: &Scenario, plan: &CosimPlan, t0: f64, e: CosimError) -> Bui
         CosimError::Misuse { fmu, variable, .. } => plan
             .connections
             .iter()
-            .find(|c| c.to.fmu == *fmu && c.to.variable == *variable)
+            .find(|c| !c.to.native && c.to.fmu == *fmu && c.to.variable == *variable)
             .map(|c| c.to.place.clone())
             .or_else(|| fmu_place(fmu)),
         CosimError::UnknownVariable { fmu, .. } => fmu_place(fmu),
@@ -207,6 +285,10 @@ pub fn open_plan(plan: &CosimPlan) -> Result<Vec<Arc<Fmu>>, ScenarioError> {
     }
     for c in &plan.connections {
         let end = |e: &Endpoint, causality| {
+            if e.native {
+                // Resolved against the native model when it is built.
+                return Ok(());
+            }
             let i = plan
                 .fmus
                 .iter()

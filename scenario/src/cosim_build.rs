@@ -13,6 +13,13 @@
 //! `C · S_out` and a controller's B is `S_in · B` (C and B default to
 //! the identity), S the selections of the named variables.
 //!
+//! **Native models.** The file's `[[systems]]` and `[[interactions]]`
+//! form the native model, integrated by time-stepping with `[simulation]
+//! step` on the same clock; the scenario's model holds the native systems
+//! first (ids 0..n_native, as in the native model alone), then one
+//! interface system per FMU. Connections may join native variables and
+//! FMU variables ([`super::cosim_native`]).
+//!
 //! What the FMUs hold is told by the caller ([`FmuVariables`]), so that
 //! every name is checked here with the place of the entry that gives it:
 //! an unknown variable, a sensor on an input, a controller on an output,
@@ -25,8 +32,9 @@ use nalgebra::{DMatrix, DVector};
 use nonsmooth::modelling::{FirstOrderLinear, ModelBuilder};
 use nonsmooth::simulation::Strategy;
 
-use super::build::output;
+use super::build::{self, output};
 use super::control;
+use super::cosim_native::{self, NativePart};
 use super::cosim_plan::CosimPlan;
 use super::error::{Place, Result, ScenarioError, Source};
 use super::expr::Scope;
@@ -128,25 +136,26 @@ fn invalid(at: Place, reason: String) -> ScenarioError {
     ScenarioError::Invalid { at, reason }
 }
 
-/// Refuses the sections a co-simulation cannot hold (yet): native
-/// systems, interactions, circuits, and `[fmi]`.
+/// Refuses the sections a co-simulation cannot hold (yet): circuits,
+/// rigid bodies, and `[fmi]`.
 fn refuse_native_parts(ctx: Ctx<'_>, file: &ScenarioFile) -> Result<()> {
     let first = file
-        .systems
+        .circuits
         .first()
-        .map(|s| (s.span(), "[[systems]]"))
+        .map(|s| (s.span(), "[[circuits]]"))
+        .or(file.bodies.first().map(|s| (s.span(), "[[bodies]]")))
         .or(file
-            .interactions
+            .generators
             .first()
-            .map(|s| (s.span(), "[[interactions]]")))
-        .or(file.circuits.first().map(|s| (s.span(), "[[circuits]]")));
+            .map(|s| (s.span(), "[[generators]]")))
+        .or(file.rigid.as_ref().map(|s| (s.span(), "[rigid]")));
     if let Some((span, what)) = first {
         return Err(invalid(
             ctx.at(span),
             format!(
-                "a scenario with [[fmus]] runs FMUs with sensors, observers and controllers; \
-                 native {what} beside FMUs are not supported (export them as an FMU with \
-                 `nonsmooth fmu export` and add it to [[fmus]])"
+                "a scenario with [[fmus]] runs FMUs beside native [[systems]] and \
+                 [[interactions]]; {what} beside FMUs are not supported (export them as an FMU \
+                 with `nonsmooth fmu export` and add it to [[fmus]])"
             ),
         ));
     }
@@ -335,8 +344,9 @@ fn describe(c: FmuCausality) -> &'static str {
     }
 }
 
-/// The column of an exposed FMU variable.
-fn fmu_column(ifaces: &[FmuInterface], i: usize, variable: &str) -> Column {
+/// The column of an exposed FMU variable (FMU `i`'s system follows the
+/// `n_native` native systems).
+fn fmu_column(ifaces: &[FmuInterface], n_native: usize, i: usize, variable: &str) -> Column {
     let f = &ifaces[i];
     let index = match f.outputs.iter().position(|o| o == variable) {
         Some(k) => k,
@@ -350,9 +360,22 @@ fn fmu_column(ifaces: &[FmuInterface], i: usize, variable: &str) -> Column {
     };
     Column {
         name: format!("{}.{variable}", f.name),
-        variable: Variable::X(nonsmooth::modelling::SystemId(i)),
+        variable: Variable::X(nonsmooth::modelling::SystemId(n_native + i)),
         index,
     }
+}
+
+/// A co-simulation scenario built around its FMUs.
+#[derive(Debug, Clone)]
+pub struct CosimBuild {
+    /// The scenario: its model holds the native systems, then one
+    /// interface system per FMU; its interactions are the native ones.
+    pub built: BuiltScenario,
+    /// What each FMU exposes, in the order of its system's entries.
+    pub interfaces: Vec<FmuInterface>,
+    /// The native model and the connections that read or drive it (none
+    /// when the file has no `[[systems]]`).
+    pub native: Option<NativePart>,
 }
 
 /// Builds a co-simulation scenario (see the module documentation).
@@ -363,7 +386,7 @@ pub(super) fn build(
     catalog: Catalog,
     plan: &CosimPlan,
     vars: &[FmuVariables],
-) -> Result<(BuiltScenario, Vec<FmuInterface>)> {
+) -> Result<CosimBuild> {
     let (params, words) = parameters_and_words(src, file, overrides)?;
     let parsed = Parsed::default();
     let mut ctx = Ctx {
@@ -396,7 +419,21 @@ pub(super) fn build(
     ctx.t0 = all.time_stepping.t0;
 
     let (ifaces, selectors) = interfaces(ctx, file, plan, vars)?;
-    let mut builder = ModelBuilder::new();
+    let has_native = !file.systems.is_empty();
+    let native_model = Arc::new(build::native_builder(ctx, file, &mut places)?.build());
+    let n_native = native_model.systems().len();
+    let (sources, targets) = cosim_native::resolve(plan, &native_model)?;
+    if !has_native && !file.interactions.is_empty() {
+        return Err(invalid(
+            ctx.at(file.interactions[0].span()),
+            "interactions need the native systems they join: the file has no [[systems]]".into(),
+        ));
+    }
+    let mut builder = if has_native {
+        build::native_builder(ctx, file, &mut places)?
+    } else {
+        ModelBuilder::new()
+    };
     for (f, p) in ifaces.iter().zip(&plan.fmus) {
         let n = f.dim();
         if n == 0 {
@@ -425,13 +462,18 @@ pub(super) fn build(
     let control_vars = if control.is_empty() {
         Vec::new()
     } else {
-        // A probe loop on an event-driven plant of the interface model
-        // (no grid: the FMUs' grid is checked when the master is built)
-        // tells the sizes of the laws' signals.
+        // A probe loop tells the sizes of the laws' signals: on an
+        // event-driven plant of the interface model (no grid: the FMUs'
+        // grid is checked when the master is built), or on a
+        // time-stepping plant when there is a native model.
         let probe = control::instantiate(
             &control,
             &model,
-            Strategy::EventDriven,
+            if has_native {
+                Strategy::TimeStepping
+            } else {
+                Strategy::EventDriven
+            },
             &all.time_stepping,
             &all.event_driven,
             catalog.0.as_ref(),
@@ -444,9 +486,12 @@ pub(super) fn build(
     let mut columns = Vec::new();
     match selectors {
         None => {
+            if has_native {
+                columns.extend(record::everything(&native_model, &Vec::new()));
+            }
             for (i, f) in ifaces.iter().enumerate() {
                 for n in f.outputs.iter().chain(&f.inputs) {
-                    columns.push(fmu_column(&ifaces, i, n));
+                    columns.push(fmu_column(&ifaces, n_native, i, n));
                 }
             }
             for (name, vs) in &control_vars {
@@ -466,7 +511,7 @@ pub(super) fn build(
                 match fmu {
                     Some(cols) => {
                         for (i, n) in cols {
-                            columns.push(fmu_column(&ifaces, i, &n));
+                            columns.push(fmu_column(&ifaces, n_native, i, &n));
                         }
                     }
                     None => {
@@ -504,5 +549,13 @@ pub(super) fn build(
         cosim: true,
         rigid: None,
     };
-    Ok((built, ifaces))
+    Ok(CosimBuild {
+        built,
+        interfaces: ifaces,
+        native: has_native.then(|| NativePart {
+            model: native_model,
+            sources,
+            targets,
+        }),
+    })
 }

@@ -37,15 +37,21 @@ pub struct FmuPlan {
     pub parameters: Vec<(String, f64, Place)>,
 }
 
-/// One end of a connection: `<fmu>.<variable>`.
+/// One end of a connection: `<fmu>.<variable>`, or `<object>.<variable>`
+/// of the native model when the first name is no declared FMU.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Endpoint {
-    /// The FMU's name (declared in `[[fmus]]`).
+    /// The FMU's name (declared in `[[fmus]]`), or the native object's
+    /// (a system or an interaction) when `native`.
     pub fmu: String,
-    /// The variable's name in the FMU (not checked here).
+    /// The variable's name in the FMU (not checked here), or the native
+    /// object's variable with its index (`x[0]`, `g[1]`).
     pub variable: String,
     /// Where the end is written.
     pub place: Place,
+    /// True when the end names the native model, not an FMU (resolved
+    /// against the model when the scenario is built).
+    pub native: bool,
 }
 
 /// One `[[connections]]` entry.
@@ -57,6 +63,19 @@ pub struct ConnectionPlan {
     pub to: Endpoint,
 }
 
+/// How connections between FMUs are coupled (`[cosimulation] coupling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CouplingChoice {
+    /// `"jacobi"` (default): a connected input at t_k is the source's
+    /// output published at its last communication point ≤ t_k.
+    #[default]
+    Jacobi,
+    /// `"gauss-seidel"`: FMUs due at t_k step in declaration order; an
+    /// input from an FMU declared before takes the output it just
+    /// computed at t_k + T.
+    GaussSeidel,
+}
+
 /// The FMUs of a scenario and their connections, in file order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CosimPlan {
@@ -64,6 +83,10 @@ pub struct CosimPlan {
     pub fmus: Vec<FmuPlan>,
     /// The connections.
     pub connections: Vec<ConnectionPlan>,
+    /// The coupling of connections between FMUs.
+    pub coupling: CouplingChoice,
+    /// Where `coupling` is written (none when defaulted).
+    pub coupling_place: Option<Place>,
 }
 
 impl CosimPlan {
@@ -80,12 +103,7 @@ pub(super) fn plan(
     overrides: &BTreeMap<String, Quantity>,
 ) -> Result<Option<CosimPlan>> {
     if file.fmus.is_empty() {
-        if let Some(c) = file.connections.first() {
-            return Err(ScenarioError::Invalid {
-                at: src.span(c.span()),
-                reason: "a connection needs FMUs: the file has no [[fmus]] entry".into(),
-            });
-        }
+        refuse_without_fmus(src, file)?;
         return Ok(None);
     }
     let (params, _) = parameters_and_words(src, file, overrides)?;
@@ -144,18 +162,75 @@ pub(super) fn plan(
             parameters,
         });
     }
-    for c in &file.connections {
-        let c = c.get_ref();
-        let from = endpoint(src, &c.from, &names)?;
-        let to = endpoint(src, &c.to, &names)?;
+    for entry in &file.connections {
+        let c = entry.get_ref();
+        let native = !file.systems.is_empty();
+        let from = endpoint(src, &c.from, &names, native)?;
+        let to = endpoint(src, &c.to, &names, native)?;
+        if from.native && to.native {
+            let mut known: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+            known.sort_unstable();
+            return Err(ScenarioError::Invalid {
+                at: src.span(entry.span()),
+                reason: format!(
+                    "a connection has an FMU at one end at least; neither `{}` nor `{}` names one (FMUs: {})",
+                    c.from.get_ref(),
+                    c.to.get_ref(),
+                    known.join(", ")
+                ),
+            });
+        }
         plan.connections.push(ConnectionPlan { from, to });
+    }
+    if let Some(t) = &file.cosimulation {
+        if let Some(c) = &t.get_ref().coupling {
+            let at = src.span(c.span());
+            plan.coupling = match c.get_ref().as_str() {
+                "jacobi" => CouplingChoice::Jacobi,
+                "gauss-seidel" => CouplingChoice::GaussSeidel,
+                other => {
+                    return Err(ScenarioError::Invalid {
+                        at,
+                        reason: format!(
+                            "unknown coupling `{other}` (couplings: \"jacobi\", \"gauss-seidel\")"
+                        ),
+                    })
+                }
+            };
+            plan.coupling_place = Some(at);
+        }
     }
     Ok(Some(plan))
 }
 
-/// `<fmu>.<variable>`, the FMU declared. The variable may itself hold dots
-/// (Modelica names such as `body.x`): the FMU's name ends at the first dot.
-pub(super) fn endpoint(src: &Source, s: &SStr, names: &HashSet<String>) -> Result<Endpoint> {
+/// `[[connections]]` and `[cosimulation]` need FMUs.
+fn refuse_without_fmus(src: &Source, file: &ScenarioFile) -> Result<()> {
+    if let Some(c) = file.connections.first() {
+        return Err(ScenarioError::Invalid {
+            at: src.span(c.span()),
+            reason: "a connection needs FMUs: the file has no [[fmus]] entry".into(),
+        });
+    }
+    if let Some(c) = &file.cosimulation {
+        return Err(ScenarioError::Invalid {
+            at: src.span(c.span()),
+            reason: "[cosimulation] needs FMUs: the file has no [[fmus]] entry".into(),
+        });
+    }
+    Ok(())
+}
+
+/// `<fmu>.<variable>`, the FMU declared, or `<object>.<variable>` of the
+/// native model when the first name is no FMU. The variable may itself
+/// hold dots (Modelica names such as `body.x`): the FMU's name ends at the
+/// first dot. Without a native model (`native` false) the first name must
+/// be an FMU's.
+pub(super) fn endpoint(
+    src: &Source,
+    s: &SStr,
+    names: &HashSet<String>,
+    native: bool,
+) -> Result<Endpoint> {
     let text = s.get_ref();
     let place = src.span(s.span());
     let Some((fmu, variable)) = text
@@ -167,18 +242,22 @@ pub(super) fn endpoint(src: &Source, s: &SStr, names: &HashSet<String>) -> Resul
             reason: format!("`{text}` is no `<fmu>.<variable>`"),
         });
     };
-    if !names.contains(fmu) {
+    if !native && !names.contains(fmu) {
         let mut known: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
         known.sort_unstable();
         return Err(ScenarioError::Invalid {
             at: place,
-            reason: format!("no FMU named `{fmu}` (FMUs: {})", known.join(", ")),
+            reason: format!(
+                "no FMU named `{fmu}` (FMUs: {}; the file has no native [[systems]])",
+                known.join(", ")
+            ),
         });
     }
     Ok(Endpoint {
         fmu: fmu.to_string(),
         variable: variable.to_string(),
         place,
+        native: !names.contains(fmu),
     })
 }
 
@@ -186,6 +265,9 @@ pub(super) fn endpoint(src: &Source, s: &SStr, names: &HashSet<String>) -> Resul
 /// nonsmooth-cosim.
 pub(super) fn refuse_native(src: &Source, file: &ScenarioFile) -> Result<()> {
     let first: Option<&Spanned<_>> = file.fmus.first();
+    if first.is_none() {
+        refuse_without_fmus(src, file)?;
+    }
     match first {
         Some(f) => Err(ScenarioError::Invalid {
             at: src.span(f.span()),

@@ -31,6 +31,7 @@
 mod build;
 mod control;
 pub mod cosim_build;
+pub mod cosim_native;
 pub mod cosim_plan;
 pub mod error;
 pub mod expr;
@@ -50,8 +51,9 @@ use std::sync::Arc;
 
 pub use build::bodies::RigidScene;
 pub use control::ControlPlan;
-pub use cosim_build::{FmuCausality, FmuInterface, FmuVariables};
-pub use cosim_plan::{ConnectionPlan, CosimPlan, Endpoint, FmuPlan};
+pub use cosim_build::{CosimBuild, FmuCausality, FmuInterface, FmuVariables};
+pub use cosim_native::{NativeInput, NativePart, NativeSource, NativeTarget};
+pub use cosim_plan::{ConnectionPlan, CosimPlan, CouplingChoice, Endpoint, FmuPlan};
 pub use error::{Place, Result, ScenarioError};
 pub use fmi::{FmiInput, FmiSpec, InputTarget};
 pub use nominal::WithNominalPlant;
@@ -232,16 +234,17 @@ impl Scenario {
     /// Builds a co-simulation scenario around its FMUs (see
     /// [`cosim_build`]): `plan` is [`Scenario::cosim_plan`]'s, `vars` the
     /// variables of each FMU in plan order (read by the caller from the
-    /// FMUs). Returns the built scenario — its model holds one interface
-    /// system per FMU — and what each FMU must expose, in the order of its
-    /// system's entries. Its loop runs on the caller's co-simulation:
-    /// [`BuiltScenario::control_loop_on`].
+    /// FMUs). Returns the built scenario — its model holds the native
+    /// systems, then one interface system per FMU — what each FMU must
+    /// expose, in the order of its system's entries, and the native model
+    /// with the connections that read or drive it. Its loop runs on the
+    /// caller's co-simulation: [`BuiltScenario::control_loop_on`].
     pub fn build_cosim_with(
         &self,
         catalog: Arc<dyn LawCatalog>,
         plan: &CosimPlan,
         vars: &[FmuVariables],
-    ) -> Result<(BuiltScenario, Vec<FmuInterface>)> {
+    ) -> Result<CosimBuild> {
         cosim_build::build(
             &self.source,
             &self.file,

@@ -154,9 +154,12 @@ pub struct ScenarioFile {
     /// Imported co-simulation FMUs (docs/cosimulation.md).
     #[serde(default)]
     pub fmus: Vec<Spanned<FmuEntry>>,
-    /// Connections between imported FMUs.
+    /// Connections between imported FMUs, and between FMUs and the
+    /// native model.
     #[serde(default)]
     pub connections: Vec<Spanned<ConnectionEntry>>,
+    /// Co-simulation settings (the coupling of connections).
+    pub cosimulation: Option<Spanned<CosimulationTable>>,
     /// Rigid bodies: world settings (docs/rigid-scenarios.md).
     pub rigid: Option<Spanned<RigidTable>>,
     /// Rigid bodies: surface materials.
@@ -324,10 +327,20 @@ pub struct FmuEntry {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConnectionEntry {
-    /// `<fmu>.<output>`.
+    /// `<fmu>.<output>`, or a native model's recorded variable
+    /// (`<system>.x[i]`, `<interaction>.y[i]`, …).
     pub from: SStr,
-    /// `<fmu>.<input>`.
+    /// `<fmu>.<input>`, or a native model's held input (`<system>.g[i]`,
+    /// `<interaction>.u[i]`).
     pub to: SStr,
+}
+
+/// `[cosimulation]`: how the connections are coupled.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CosimulationTable {
+    /// `"jacobi"` (default) or `"gauss-seidel"`.
+    pub coupling: Option<SStr>,
 }
 
 /// `[simulation]`.

@@ -126,6 +126,11 @@ fn connections_without_fmus_and_native_builds_of_cosimulations_are_refused() {
         "[[connections]]",
     );
     assert!(err.to_string().contains("no [[fmus]]"), "{err}");
+    let (err, _) = fault("[cosimulation]\ncoupling = \"jacobi\"\n", "[cosimulation]");
+    assert!(
+        err.to_string().contains("[cosimulation] needs FMUs"),
+        "{err}"
+    );
     let (_dir, path, text) =
         scenario("[[fmus]]\nname = \"plant\"\npath = \"plant.fmu\"\nstep = 0.1\n");
     let err = Scenario::from_file(&path).unwrap().build().unwrap_err();

@@ -48,6 +48,7 @@ use super::event_driven::{
     EventDriven, EventDrivenSettings, EventDrivenState, EventDrivenStatistics, Transition,
 };
 use super::events::{Event, EventKind, SourceId};
+use super::imported_state::ImportedState;
 use super::strategy::Strategy;
 use super::time_stepping::{
     StateError, Statistics, StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,
@@ -70,6 +71,9 @@ pub enum SimulationState {
     /// x, the mode, held inputs, the integrator inside its step, the
     /// guards, the counters).
     EventDriven(EventDrivenState),
+    /// The state of a simulation implemented outside this crate (the
+    /// co-simulation master), in memory only.
+    Imported(ImportedState),
 }
 
 impl SimulationState {
@@ -78,6 +82,7 @@ impl SimulationState {
         match self {
             SimulationState::TimeStepping(s) => s.tick(),
             SimulationState::EventDriven(s) => s.tick(),
+            SimulationState::Imported(s) => s.tick(),
         }
     }
 
@@ -86,6 +91,7 @@ impl SimulationState {
         match self {
             SimulationState::TimeStepping(s) => s.time(),
             SimulationState::EventDriven(s) => s.time(),
+            SimulationState::Imported(s) => s.time(),
         }
     }
 
@@ -95,6 +101,7 @@ impl SimulationState {
         match self {
             SimulationState::TimeStepping(s) => s.write_bytes(out),
             SimulationState::EventDriven(s) => s.write_bytes(out),
+            SimulationState::Imported(s) => s.write_bytes(out),
         }
     }
 
@@ -110,6 +117,11 @@ impl SimulationState {
     pub fn from_bytes(bytes: &[u8]) -> Result<SimulationState, StateError> {
         match bytes.get(..4) {
             Some(b"NSED") => EventDrivenState::from_bytes(bytes).map(SimulationState::EventDriven),
+            Some(b"NSIM") => Err(StateError::Unsupported(
+                "the state of an imported simulation (a co-simulation of FMUs) lives in memory, \
+                 inside its FMUs: it cannot be read from bytes"
+                    .into(),
+            )),
             _ => TimeSteppingState::from_bytes(bytes).map(SimulationState::TimeStepping),
         }
     }
@@ -237,6 +249,12 @@ pub trait Simulation: Send {
     /// The complete state. A strategy that cannot save its state says so
     /// with [`StateError::Unsupported`].
     fn save_state(&self) -> Result<SimulationState, StateError>;
+    /// As [`Simulation::save_state`], for simulations that need mutable
+    /// access to save (an imported co-simulation asks its FMUs for their
+    /// states); the same as `save_state` by default.
+    fn save_state_mut(&mut self) -> Result<SimulationState, StateError> {
+        self.save_state()
+    }
     /// As [`Simulation::save_state`], into an existing state (reusing its
     /// storage when it was taken from this simulation).
     fn save_state_into(&self, into: &mut SimulationState) -> Result<(), StateError> {
@@ -377,6 +395,7 @@ impl Simulation for TimeStepping {
         match state {
             SimulationState::TimeStepping(s) => TimeStepping::restore_state(self, s),
             SimulationState::EventDriven(_) => Err(other_strategy("time-stepping", "event-driven")),
+            SimulationState::Imported(_) => Err(other_strategy("time-stepping", "imported")),
         }
     }
 }
@@ -422,6 +441,7 @@ impl Simulation for EventDriven {
             SimulationState::TimeStepping(_) => {
                 Err(other_strategy("event-driven", "time-stepping"))
             }
+            SimulationState::Imported(_) => Err(other_strategy("event-driven", "imported")),
         }
     }
 }

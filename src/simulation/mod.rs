@@ -6,6 +6,7 @@ pub mod driver;
 pub mod error;
 pub mod event_driven;
 pub mod events;
+mod imported_state;
 pub(crate) mod state_bytes;
 pub mod strategy;
 pub mod time_stepping;
@@ -18,6 +19,7 @@ pub use event_driven::{
     Transition, TransitionKind,
 };
 pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId, TickGrid};
+pub use imported_state::ImportedState;
 pub use strategy::Strategy;
 pub use time_stepping::{
     Assembly, FirstOrderScheme, LagrangianScheme, ProblemFamily, SchatzmanPaoliStart, StateError,

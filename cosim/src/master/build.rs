@@ -4,11 +4,12 @@
 use std::sync::Arc;
 
 use nalgebra::{DMatrix, DVector};
-use nonsmooth::modelling::{FirstOrderLinear, ModelBuilder};
+use nonsmooth::modelling::{FirstOrderLinear, Model, ModelBuilder, SystemId};
 use nonsmooth::simulation::clock::run_clock;
 use nonsmooth::simulation::{EventKind, EventManager};
 
-use super::{CoSimulation, Slave};
+use super::native::{Native, NativeSpec};
+use super::{CoSimulation, Slave, Src};
 use crate::error::CosimError;
 use crate::import::{Fmu, Instance, VarCausality, VarType, Variable};
 
@@ -120,6 +121,48 @@ impl CoSimulation {
         settings: &MasterSettings,
         extra: &[(&'static str, f64)],
     ) -> Result<CoSimulation, CosimError> {
+        Self::build(fmus, connections, settings, extra, None)
+    }
+
+    /// As [`CoSimulation::new`], with a native model beside the FMUs
+    /// (module documentation, "Native model"). Its step h must divide
+    /// every FMU step; the master's grid is then h. The native simulation's
+    /// clock must be the master's: built from t0, t_end, h, the FMU steps,
+    /// the output period and `extra` ([`CoSimulation::clock_times`]).
+    pub fn with_native(
+        fmus: Vec<FmuSpec>,
+        connections: &[Connection],
+        settings: &MasterSettings,
+        extra: &[(&'static str, f64)],
+        native: NativeSpec,
+    ) -> Result<CoSimulation, CosimError> {
+        Self::build(fmus, connections, settings, extra, Some(native))
+    }
+
+    /// The times the master's clock is built from besides t0, t_end and
+    /// the first FMU step: every FMU step, the output period, `extra`
+    /// (and the native step when there is one).
+    pub fn clock_times(
+        fmus: &[FmuSpec],
+        settings: &MasterSettings,
+        extra: &[(&'static str, f64)],
+    ) -> Vec<(&'static str, f64)> {
+        let mut times: Vec<(&'static str, f64)> =
+            fmus.iter().map(|f| ("FMU step", f.step)).collect();
+        if let Some(p) = settings.output_period {
+            times.push(("output period", p));
+        }
+        times.extend_from_slice(extra);
+        times
+    }
+
+    fn build(
+        fmus: Vec<FmuSpec>,
+        connections: &[Connection],
+        settings: &MasterSettings,
+        extra: &[(&'static str, f64)],
+        native: Option<NativeSpec>,
+    ) -> Result<CoSimulation, CosimError> {
         let order = |reason: String| CosimError::Order {
             fmu: "(master)".into(),
             reason,
@@ -127,12 +170,10 @@ impl CoSimulation {
         if fmus.is_empty() {
             return Err(order("no FMU to run".into()));
         }
-        let mut times: Vec<(&'static str, f64)> =
-            fmus.iter().map(|f| ("FMU step", f.step)).collect();
-        if let Some(p) = settings.output_period {
-            times.push(("output period", p));
+        let mut times = Self::clock_times(&fmus, settings, extra);
+        if let Some(n) = &native {
+            times.push(("step", n.step));
         }
-        times.extend_from_slice(extra);
         let (base, t0_tick, first_step, end_tick) = run_clock(
             settings.t0,
             settings.t_end,
@@ -140,6 +181,13 @@ impl CoSimulation {
             &times,
         )
         .map_err(|e| order(e.to_string()))?;
+        let native_ticks = match &native {
+            Some(n) => Some(
+                base.period("step", n.step)
+                    .map_err(|e| order(e.to_string()))?,
+            ),
+            None => None,
+        };
         let mut builder = ModelBuilder::new();
         let mut slaves: Vec<Slave> = Vec::with_capacity(fmus.len());
         let mut grid = first_step;
@@ -185,6 +233,18 @@ impl CoSimulation {
                 .period("FMU step", spec.step)
                 .map_err(|e| order(e.to_string()))?;
             grid = gcd(grid, step_ticks);
+            if let Some(h) = native_ticks {
+                if step_ticks % h != 0 {
+                    return Err(CosimError::Order {
+                        fmu: spec.name.clone(),
+                        reason: format!(
+                            "the FMU step {} is not a whole number of native steps h = {}",
+                            spec.step,
+                            native.as_ref().map_or(0.0, |n| n.step)
+                        ),
+                    });
+                }
+            }
             let n = reads.len() + inputs.len();
             if n == 0 {
                 return Err(order(format!(
@@ -239,10 +299,7 @@ impl CoSimulation {
             )?;
             let inp = with_causality(&slaves[b].inst, &c.to.1, VarCausality::Input, "an input")?;
             if slaves[b].inputs.iter().any(|v| v.name == inp.name)
-                || slaves[b]
-                    .connected
-                    .iter()
-                    .any(|(v, _, _)| v.name == inp.name)
+                || slaves[b].connected.iter().any(|(v, _)| v.name == inp.name)
             {
                 return Err(misuse(
                     &c.to.0,
@@ -258,15 +315,19 @@ impl CoSimulation {
                     c.from.0, c.to.0
                 )));
             }
-            let k = match slaves[a].reads.iter().position(|v| v.name == out.name) {
-                Some(k) => k,
-                None => {
-                    slaves[a].reads.push(out);
-                    slaves[a].reads.len() - 1
-                }
-            };
-            slaves[b].connected.push((inp, a, k));
+            let k = read_index(&mut slaves[a], out);
+            slaves[b].connected.push((inp, Src::Fmu(a, k)));
         }
+        let (native, model, n_native) = match native {
+            Some(spec) => {
+                let h = native_ticks.unwrap_or(1);
+                grid = h;
+                let (native, model) = connect_native(spec, &mut slaves, base, h)?;
+                let n = native.n_systems;
+                (Some(native), Some(model), n)
+            }
+            None => (None, None, 0),
+        };
         // Initialise, read the initial values.
         let mut events = EventManager::new();
         let mut names = Vec::new();
@@ -305,8 +366,8 @@ impl CoSimulation {
             .map_err(|e| order(e.to_string()))?;
         names.push("output".into());
         slave_of_source.push(None);
-        let model = Arc::new(builder.build());
-        Ok(CoSimulation {
+        let model = model.unwrap_or_else(|| Arc::new(builder.build()));
+        let mut master = CoSimulation {
             model,
             slaves,
             coupling: settings.coupling,
@@ -322,6 +383,87 @@ impl CoSimulation {
             output: false,
             steps: 0,
             empty: Vec::new(),
-        })
+            native,
+            n_native,
+        };
+        master
+            .hold_native_inputs()
+            .map_err(|e| order(e.to_string()))?;
+        Ok(master)
     }
+}
+
+/// The index of `v` in the slave's reads (added if absent).
+fn read_index(s: &mut Slave, v: Variable) -> usize {
+    match s.reads.iter().position(|r| r.name == v.name) {
+        Some(k) => k,
+        None => {
+            s.reads.push(v);
+            s.reads.len() - 1
+        }
+    }
+}
+
+/// Checks the native part against the master (clock, model) and adds its
+/// connections to the slaves.
+fn connect_native(
+    spec: NativeSpec,
+    slaves: &mut [Slave],
+    base: nonsmooth::simulation::TimeBase,
+    h_ticks: i64,
+) -> Result<(Native, Arc<Model>), CosimError> {
+    let order = |reason: String| CosimError::Order {
+        fmu: "(master)".into(),
+        reason,
+    };
+    let (tick, native_base) = spec.sim.tick();
+    if native_base != base || spec.sim.grid().map(|g| g.0) != Some(h_ticks) {
+        return Err(order(format!(
+            "the native simulation's clock (time base {native_base:?}, grid {:?}) is not the \
+             master's (time base {base:?}, step {h_ticks} ticks): build it from \
+             CoSimulation::clock_times",
+            spec.sim.grid()
+        )));
+    }
+    let _ = tick;
+    let mut native = Native::new(spec.sim);
+    let n = native.n_systems;
+    let model = spec.model;
+    if model.systems().len() != n + slaves.len()
+        || slaves
+            .iter()
+            .enumerate()
+            .any(|(i, s)| model.system(SystemId(n + i)).name != s.inst.name())
+    {
+        return Err(order(
+            "the model is not the native systems followed by one system per FMU, in order".into(),
+        ));
+    }
+    let find = |slaves: &[Slave], name: &str| {
+        slaves
+            .iter()
+            .position(|s| s.inst.name() == name)
+            .ok_or_else(|| order(format!("a connection names no FMU '{name}'")))
+    };
+    for (read, (fmu, var)) in &spec.to_fmus {
+        let b = find(slaves, fmu)?;
+        let inp = with_causality(&slaves[b].inst, var, VarCausality::Input, "an input")?;
+        if slaves[b].inputs.iter().any(|v| v.name == inp.name)
+            || slaves[b].connected.iter().any(|(v, _)| v.name == inp.name)
+        {
+            return Err(misuse(
+                fmu,
+                var,
+                "is driven twice (by two connections, or by a connection and an actuator)",
+            ));
+        }
+        slaves[b].connected.push((inp, Src::Native(*read)));
+    }
+    for ((fmu, var), input) in &spec.from_fmus {
+        let a = find(slaves, fmu)?;
+        let out = with_causality(&slaves[a].inst, var, VarCausality::Output, "an output")?;
+        let k = read_index(&mut slaves[a], out);
+        native.targets.push((a, k, *input));
+    }
+    Ok((native, model))
 }

@@ -33,6 +33,12 @@
 //! just computed at tₖ + T (all coupled FMUs must then have the same
 //! step), removing the delay along the order.
 //!
+//! **Native model.** [`CoSimulation::with_native`] adds a native model
+//! (its own time-stepping simulation, step h dividing every FMU step) on
+//! the same clock: its systems come first in the model, the FMUs' follow;
+//! connections join its recorded variables to FMU inputs and FMU outputs
+//! to its held inputs (see `native.rs` for which value is held when).
+//!
 //! **Discard.** When an FMU discards a step, `retry_discards` is set and
 //! the FMU can handle variable steps and save its state, the master restores the state saved before the step
 //! and takes two half steps (recursively, down to 2⁻¹⁰ of the step);
@@ -40,6 +46,7 @@
 //! and the time.
 
 mod build;
+mod native;
 mod runtime;
 mod state;
 
@@ -49,6 +56,7 @@ use nonsmooth::modelling::Model;
 use nonsmooth::simulation::{Event, EventManager, TimeBase};
 
 pub use build::{Connection, Coupling, FmuSpec, MasterSettings};
+pub use native::{NativeInput, NativeRead, NativeSpec};
 /// Kept here for users of the master: the wrapper lives in the scenario
 /// crate, which gives it to controllers with `nominal = { A, B }`.
 pub use nonsmooth_scenario::WithNominalPlant;
@@ -78,14 +86,23 @@ struct Slave {
     q: Vec<f64>,
     /// g as last set.
     g: Vec<f64>,
-    /// Connected inputs: (variable, source slave, index in its `reads`).
-    connected: Vec<(Variable, usize, usize)>,
+    /// Connected inputs: (variable, source).
+    connected: Vec<(Variable, Src)>,
     /// A slot for the state before a step, when discards can be retried.
     retry: Option<SavedState>,
     /// The source id of its communication events.
     source: usize,
     /// Whether its step starting at `point` has been taken.
     stepped: bool,
+}
+
+/// The source of a connected FMU input.
+#[derive(Debug, Clone, Copy)]
+enum Src {
+    /// An FMU's read: (slave, index in its `reads`).
+    Fmu(usize, usize),
+    /// A value of the native model.
+    Native(NativeRead),
 }
 
 /// FMUs coupled on an exact clock: a [`nonsmooth::simulation::Simulation`].
@@ -106,4 +123,8 @@ pub struct CoSimulation {
     output: bool,
     steps: u64,
     empty: Vec<f64>,
+    /// The native model beside the FMUs, if any.
+    native: Option<native::Native>,
+    /// Its number of systems (the FMUs' systems follow them).
+    n_native: usize,
 }

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use nonsmooth::modelling::{InteractionId, Model, SystemId};
 use nonsmooth::simulation::Simulation;
 use nonsmooth::simulation::{
-    Event, EventKind, SimulationError, SimulationState, SourceId, StateError, Statistics,
-    StepOutcome, Strategy, TickGrid, TimeBase,
+    Event, EventKind, ImportedState, SimulationError, SimulationState, SourceId, StateError,
+    Statistics, StepOutcome, Strategy, TickGrid, TimeBase,
 };
 
-use super::{CoSimulation, Coupling, Slave};
+use super::{CoSimState, CoSimulation, Coupling, Slave, Src};
 use crate::error::CosimError;
 use crate::import::{StepResult, VarType};
 
@@ -96,13 +96,21 @@ impl CoSimulation {
             }
             // Connected inputs.
             for c in 0..self.slaves[i].connected.len() {
-                let (ref v, src, k) = self.slaves[i].connected[c];
+                let (ref v, src) = self.slaves[i].connected[c];
                 let (vr, kind) = (v.value_reference, v.kind);
-                let from = &self.slaves[src];
-                let x = if self.coupling == Coupling::GaussSeidel && src < i && from.stepped {
-                    from.pending[k]
-                } else {
-                    from.values[k]
+                let x = match src {
+                    Src::Fmu(src, k) => {
+                        let from = &self.slaves[src];
+                        if self.coupling == Coupling::GaussSeidel && src < i && from.stepped {
+                            from.pending[k]
+                        } else {
+                            from.values[k]
+                        }
+                    }
+                    Src::Native(read) => match &self.native {
+                        Some(n) => read.value(n.sim.as_ref()),
+                        None => f64::NAN,
+                    },
                 };
                 write(&mut self.slaves[i], vr, kind, x)?;
             }
@@ -136,7 +144,26 @@ impl CoSimulation {
         s.stepped = false;
     }
 
-    /// The ticks of the master's grid (the gcd of the FMU steps).
+    /// Holds the native inputs driven by connections (from the FMUs'
+    /// published outputs, added to what the loop holds).
+    pub(super) fn hold_native_inputs(&mut self) -> Result<(), SimulationError> {
+        let slaves = &self.slaves;
+        match &mut self.native {
+            Some(n) if !n.targets.is_empty() => {
+                n.push_connected(&|s: usize, k: usize| slaves[s].values[k])
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The FMU slave of a system of the model (none for a native system).
+    fn slave_of(&self, s: SystemId) -> Option<usize> {
+        s.0.checked_sub(self.n_native)
+            .filter(|&i| i < self.slaves.len())
+    }
+
+    /// The ticks of the master's grid (the gcd of the FMU steps; the
+    /// native step h when there is a native model).
     pub fn grid_ticks(&self) -> i64 {
         self.grid_ticks
     }
@@ -200,12 +227,21 @@ impl Simulation for CoSimulation {
         };
         self.tick = t;
         self.output = false;
+        // The native step ending at t, with the input held before t.
+        if let Some(n) = &mut self.native {
+            if let Err(e) = n.advance_to(t) {
+                self.instant = instant;
+                return Err(e);
+            }
+        }
+        let mut published = false;
         for ev in &instant {
             match ev.kind {
                 EventKind::Communication => {
                     if let Some(Some(i)) = self.slave_of_source.get(ev.source.0) {
                         let i = *i;
                         self.publish(i);
+                        published = true;
                     }
                 }
                 EventKind::Output => self.output = true,
@@ -218,11 +254,15 @@ impl Simulation for CoSimulation {
             for i in 0..self.slaves.len() {
                 if self.slaves[i].stepped && self.slaves[i].next == t {
                     self.publish(i);
+                    published = true;
                 }
             }
             self.output = true;
         }
         self.instant = instant;
+        if published {
+            self.hold_native_inputs()?;
+        }
         Ok(StepOutcome::Advanced {
             tick: t,
             t: self.base.seconds(t),
@@ -258,30 +298,59 @@ impl Simulation for CoSimulation {
     }
 
     fn q(&self, s: SystemId) -> &[f64] {
-        &self.slaves[s.0].q
+        match (self.slave_of(s), &self.native) {
+            (Some(i), _) => &self.slaves[i].q,
+            (None, Some(n)) => n.sim.q(s),
+            (None, None) => &self.empty,
+        }
     }
 
-    fn v(&self, _: SystemId) -> &[f64] {
-        &self.empty
+    fn v(&self, s: SystemId) -> &[f64] {
+        match (self.slave_of(s), &self.native) {
+            (None, Some(n)) => n.sim.v(s),
+            _ => &self.empty,
+        }
     }
 
-    fn y(&self, _: InteractionId) -> &[f64] {
-        &self.empty
+    fn y(&self, i: InteractionId) -> &[f64] {
+        self.native.as_ref().map_or(&self.empty, |n| n.sim.y(i))
     }
 
-    fn ydot(&self, _: InteractionId) -> &[f64] {
-        &self.empty
+    fn ydot(&self, i: InteractionId) -> &[f64] {
+        self.native.as_ref().map_or(&self.empty, |n| n.sim.ydot(i))
     }
 
-    fn lambda(&self, _: InteractionId) -> &[f64] {
-        &self.empty
+    fn lambda(&self, i: InteractionId) -> &[f64] {
+        self.native
+            .as_ref()
+            .map_or(&self.empty, |n| n.sim.lambda(i))
+    }
+
+    fn contact_status(&self, i: InteractionId) -> &[f64] {
+        self.native
+            .as_ref()
+            .map_or(&self.empty, |n| n.sim.contact_status(i))
     }
 
     fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
-        let sl = self
-            .slaves
-            .get_mut(s.0)
-            .ok_or_else(|| SimulationError::BadArgument(format!("no system {}", s.0)))?;
+        if self.slave_of(s).is_none() {
+            let slaves = &self.slaves;
+            let Some(n) = self.native.as_mut().filter(|n| s.0 < n.n_systems) else {
+                return Err(SimulationError::BadArgument(format!("no system {}", s.0)));
+            };
+            if g.len() != n.g_loop[s.0].len() {
+                return Err(SimulationError::BadArgument(format!(
+                    "input of size {} for native system {} of size {}",
+                    g.len(),
+                    s.0,
+                    n.g_loop[s.0].len()
+                )));
+            }
+            n.g_loop[s.0].copy_from_slice(g);
+            return n.push_system(s, &|i: usize, k: usize| slaves[i].values[k]);
+        }
+        let i = s.0 - self.n_native;
+        let sl = &mut self.slaves[i];
         if g.len() != sl.g.len() {
             return Err(SimulationError::BadArgument(format!(
                 "FMU '{}': input of size {} for a system of size {}",
@@ -304,17 +373,35 @@ impl Simulation for CoSimulation {
     }
 
     fn system_input(&self, s: SystemId) -> &[f64] {
-        &self.slaves[s.0].g
+        match (self.slave_of(s), &self.native) {
+            (Some(i), _) => &self.slaves[i].g,
+            (None, Some(n)) => n.sim.system_input(s),
+            (None, None) => &self.empty,
+        }
     }
 
-    fn set_input(&mut self, _: InteractionId, _: &[f64]) -> Result<(), SimulationError> {
-        Err(SimulationError::Unsupported(
-            "a co-simulation has no interactions".into(),
-        ))
+    fn set_input(&mut self, i: InteractionId, u: &[f64]) -> Result<(), SimulationError> {
+        let slaves = &self.slaves;
+        let Some(n) = self.native.as_mut().filter(|n| i.0 < n.u_loop.len()) else {
+            return Err(SimulationError::Unsupported(
+                "the co-simulation has no such interaction (FMUs have none)".into(),
+            ));
+        };
+        if u.len() != n.u_loop[i.0].len() {
+            return Err(SimulationError::BadArgument(format!(
+                "input of size {} for a relation taking {}",
+                u.len(),
+                n.u_loop[i.0].len()
+            )));
+        }
+        n.u_loop[i.0].copy_from_slice(u);
+        n.push_relation(i, &|s: usize, k: usize| slaves[s].values[k])
     }
 
-    fn relation_input(&self, _: InteractionId) -> &[f64] {
-        &self.empty
+    fn relation_input(&self, i: InteractionId) -> &[f64] {
+        self.native
+            .as_ref()
+            .map_or(&self.empty, |n| n.sim.relation_input(i))
     }
 
     fn statistics(&self) -> Statistics {
@@ -326,13 +413,40 @@ impl Simulation for CoSimulation {
 
     fn save_state(&self) -> Result<SimulationState, StateError> {
         Err(StateError::Unsupported(
-            "a co-simulation saves its FMUs' states with CoSimulation::save (FMU states live inside the FMUs)".into(),
+            "a co-simulation asks its FMUs for their states: save it with save_state_mut \
+             (ControlLoop::save_state_mut) or CoSimulation::save"
+                .into(),
         ))
     }
 
-    fn restore_state(&mut self, _: &SimulationState) -> Result<(), StateError> {
-        Err(StateError::Unsupported(
-            "a co-simulation restores its FMUs' states with CoSimulation::restore".into(),
-        ))
+    /// The whole co-simulation ([`CoSimulation::save`]: every FMU's state
+    /// inside the FMU, the native model's, the master's) as an
+    /// [`ImportedState`], in memory only.
+    fn save_state_mut(&mut self) -> Result<SimulationState, StateError> {
+        let saved = self
+            .save()
+            .map_err(|e| StateError::Unsupported(e.to_string()))?;
+        Ok(SimulationState::Imported(ImportedState::new(
+            self.tick,
+            self.base.seconds(self.tick),
+            Arc::new(saved),
+        )))
+    }
+
+    /// Puts back a state taken by `save_state_mut` from this
+    /// co-simulation ([`CoSimulation::restore`]).
+    fn restore_state(&mut self, state: &SimulationState) -> Result<(), StateError> {
+        let SimulationState::Imported(s) = state else {
+            return Err(StateError::Mismatch(
+                "a native simulation's state cannot be restored into a co-simulation".into(),
+            ));
+        };
+        let Some(saved) = s.payload().downcast_ref::<CoSimState>() else {
+            return Err(StateError::Mismatch(
+                "the state of another kind of imported simulation".into(),
+            ));
+        };
+        self.restore(saved)
+            .map_err(|e| StateError::Mismatch(e.to_string()))
     }
 }

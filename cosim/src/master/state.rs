@@ -2,7 +2,7 @@
 //! the FMU, fmi2GetFMUstate) with the master's (clock, event schedule,
 //! published and pending values, held inputs).
 
-use nonsmooth::simulation::{EventManager, EventSchedule};
+use nonsmooth::simulation::{EventManager, EventSchedule, SimulationState, StateError};
 
 use super::CoSimulation;
 use crate::error::CosimError;
@@ -19,9 +19,18 @@ struct SlaveState {
     stepped: bool,
 }
 
+/// The native part's state: its simulation's and the inputs the loop
+/// holds on it.
+struct NativeState {
+    sim: SimulationState,
+    g_loop: Vec<Vec<f64>>,
+    u_loop: Vec<Vec<f64>>,
+}
+
 /// A saved co-simulation (valid for the [`CoSimulation`] it was taken
 /// from).
 pub struct CoSimState {
+    native: Option<NativeState>,
     tick: i64,
     schedule: EventSchedule,
     instant: Vec<nonsmooth::simulation::Event>,
@@ -56,7 +65,16 @@ impl CoSimulation {
                 stepped: s.stepped,
             });
         }
+        let native = match &self.native {
+            Some(n) => Some(NativeState {
+                sim: n.sim.save_state().map_err(native_error)?,
+                g_loop: n.g_loop.clone(),
+                u_loop: n.u_loop.clone(),
+            }),
+            None => None,
+        };
         Ok(CoSimState {
+            native,
             tick: self.tick,
             schedule: self.events.schedule(),
             instant: self.instant.clone(),
@@ -79,6 +97,15 @@ impl CoSimulation {
             t.g.clone_from(&s.g);
             t.stepped = s.stepped;
         }
+        match (&self.native, &mut into.native) {
+            (Some(n), Some(t)) => {
+                n.sim.save_state_into(&mut t.sim).map_err(native_error)?;
+                t.g_loop.clone_from(&n.g_loop);
+                t.u_loop.clone_from(&n.u_loop);
+            }
+            (None, None) => {}
+            _ => return Err(other()),
+        }
         into.tick = self.tick;
         into.schedule = self.events.schedule();
         into.instant.clone_from(&self.instant);
@@ -94,11 +121,15 @@ impl CoSimulation {
                 fmu: "(master)".into(),
                 reason,
             })?;
-        if state.slaves.len() != self.slaves.len() {
-            return Err(CosimError::Order {
-                fmu: "(master)".into(),
-                reason: "a state of another co-simulation".into(),
-            });
+        if state.slaves.len() != self.slaves.len()
+            || state.native.is_some() != self.native.is_some()
+        {
+            return Err(other());
+        }
+        if let (Some(n), Some(t)) = (&mut self.native, &state.native) {
+            n.sim.restore_state(&t.sim).map_err(native_error)?;
+            n.g_loop.clone_from(&t.g_loop);
+            n.u_loop.clone_from(&t.u_loop);
         }
         for (s, t) in self.slaves.iter_mut().zip(&state.slaves) {
             s.inst.set_state(&t.fmu)?;
@@ -116,5 +147,19 @@ impl CoSimulation {
         self.output = state.output;
         self.steps = state.steps;
         Ok(())
+    }
+}
+
+fn other() -> CosimError {
+    CosimError::Order {
+        fmu: "(master)".into(),
+        reason: "a state of another co-simulation".into(),
+    }
+}
+
+fn native_error(e: StateError) -> CosimError {
+    CosimError::Order {
+        fmu: "(native model)".into(),
+        reason: e.to_string(),
     }
 }

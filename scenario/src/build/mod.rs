@@ -236,6 +236,20 @@ fn model(
     Ok((builder.build(), states, gates))
 }
 
+/// The systems and interactions of the file, in a builder (the native
+/// model of a co-simulation, to which the FMUs' interface systems are
+/// then added).
+pub(crate) fn native_builder(
+    ctx: Ctx<'_>,
+    file: &ScenarioFile,
+    places: &mut Places,
+) -> Result<ModelBuilder> {
+    let mut builder = ModelBuilder::new();
+    let systems = systems::add_systems(ctx, file, &mut builder, places)?;
+    interactions::add_interactions(ctx, file, &mut builder, &systems)?;
+    Ok(builder)
+}
+
 /// The recordable variables of the sensors, observers and controllers: a
 /// first loop checks the laws against their loop and tells the sizes of
 /// their signals (none without control objects).

@@ -129,6 +129,21 @@ impl ControlLoop {
     /// The complete state (see [`ControlLoopState`]). Fails only when the
     /// plant cannot save its state (an imported FMU that cannot).
     pub fn save_state(&self) -> Result<ControlLoopState, ControlError> {
+        let plant = self.plant.save_state().map_err(plant_error)?;
+        Ok(self.state_with(plant))
+    }
+
+    /// As [`ControlLoop::save_state`], for a plant that needs mutable
+    /// access to save its state ([`crate::simulation::Simulation::save_state_mut`]: an
+    /// imported co-simulation of FMUs, whose state is then
+    /// [`SimulationState::Imported`], in memory only).
+    pub fn save_state_mut(&mut self) -> Result<ControlLoopState, ControlError> {
+        let plant = self.plant.save_state_mut().map_err(plant_error)?;
+        Ok(self.state_with(plant))
+    }
+
+    /// The loop's state around the plant's `plant`.
+    fn state_with(&self, plant: SimulationState) -> ControlLoopState {
         let mut laws = Vec::new();
         let mut law_lengths = Vec::with_capacity(self.observers.len() + self.controllers.len());
         for o in &self.observers {
@@ -141,8 +156,8 @@ impl ControlLoop {
             c.law.save_state(&mut laws);
             law_lengths.push(laws.len() - at);
         }
-        Ok(ControlLoopState {
-            plant: self.plant.save_state().map_err(plant_error)?,
+        ControlLoopState {
+            plant,
             sensors: self
                 .sensors
                 .iter()
@@ -192,7 +207,7 @@ impl ControlLoop {
             law_lengths,
             external: self.external.clone(),
             pending: self.actions_pending,
-        })
+        }
     }
 
     /// As [`ControlLoop::save_state`], into an existing state, reusing its
