@@ -1,6 +1,6 @@
 //! Time-stepping: Moreau–Jean for Lagrangian systems (or, for linear ones,
-//! the Schatzman–Paoli and D1-minus-linear schemes of [`schatzman_paoli`]
-//! and [`d1_minus_linear`]), Euler–Moreau or the exact zero-order hold for
+//! the Schatzman–Paoli and D1-minus-linear schemes of `schatzman_paoli`
+//! and `d1_minus_linear`), Euler–Moreau or the exact zero-order hold for
 //! first-order ones, with one nonsmooth problem per step (D1-minus-linear:
 //! three), on the exact clock.
 //!
