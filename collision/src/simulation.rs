@@ -35,7 +35,6 @@ use nalgebra::{DMatrix, DVector};
 use nonsmooth::modelling::{FirstOrderLinear, InteractionId, Model, ModelBuilder, SystemId};
 use nonsmooth::numerics::SolveStatus;
 use nonsmooth::rigid::BodyState;
-use nonsmooth::simulation::clock::run_clock;
 use nonsmooth::simulation::Simulation;
 use nonsmooth::simulation::{
     Event, EventKind, EventManager, SimulationError, SimulationState, SourceId, StateError,
@@ -190,24 +189,19 @@ impl RigidSimulation {
                 reason: "must be at least 1",
             });
         }
-        let (base, t0_tick, step_ticks, end_tick) =
-            run_clock(clock.t0, clock.t_end, ("step", clock.step), extra)?;
-        let mut events = EventManager::new();
-        events.add_periodic(
-            EventKind::TimeDiscretisation,
-            t0_tick + step_ticks,
+        let nonsmooth::simulation::clock::SteppingClock {
+            base,
+            t0_tick,
             step_ticks,
+            end_tick,
+            events,
+        } = nonsmooth::simulation::clock::stepping_clock(
+            clock.t0,
+            clock.t_end,
+            clock.step,
+            clock.output_every,
+            extra,
         )?;
-        let every = i64::try_from(clock.output_every)
-            .ok()
-            .and_then(|e| e.checked_mul(step_ticks))
-            .ok_or(SimulationError::InvalidSetting {
-                what: "output_every",
-                value: clock.output_every as f64,
-                reason: "too large",
-            })?;
-        events.add_periodic(EventKind::Output, t0_tick, every)?;
-        events.set_frequent(SourceId(0), SourceId(1));
         let mut sim = RigidSimulation {
             model,
             world,

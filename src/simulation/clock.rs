@@ -251,3 +251,57 @@ mod tests {
         ));
     }
 }
+
+/// The events of a time-stepping run on its clock: a time-discretisation
+/// event every `step` from t₀ + h (source 0) and an output event every
+/// `output_every` steps from t₀ (source 1), both marked frequent.
+#[derive(Debug)]
+pub struct SteppingClock {
+    /// The clock's time base.
+    pub base: TimeBase,
+    /// t₀ in ticks.
+    pub t0_tick: i64,
+    /// h in ticks.
+    pub step_ticks: i64,
+    /// t_end in ticks.
+    pub end_tick: i64,
+    /// The event manager holding the two sources.
+    pub events: super::events::EventManager,
+}
+
+/// The [`SteppingClock`] of a run over [t₀, t_end] with step h, an output
+/// every `output_every` steps, on a base in which the `extra` times are
+/// whole numbers of ticks (see [`run_clock`]).
+pub fn stepping_clock(
+    t0: f64,
+    t_end: f64,
+    step: f64,
+    output_every: u64,
+    extra: &[(&'static str, f64)],
+) -> Result<SteppingClock, super::SimulationError> {
+    use super::events::{EventKind, EventManager, SourceId};
+    let (base, t0_tick, step_ticks, end_tick) = run_clock(t0, t_end, ("step", step), extra)?;
+    let mut events = EventManager::new();
+    events.add_periodic(
+        EventKind::TimeDiscretisation,
+        t0_tick + step_ticks,
+        step_ticks,
+    )?;
+    let every = i64::try_from(output_every)
+        .ok()
+        .and_then(|e| e.checked_mul(step_ticks))
+        .ok_or(super::SimulationError::InvalidSetting {
+            what: "output_every",
+            value: output_every as f64,
+            reason: "too large",
+        })?;
+    events.add_periodic(EventKind::Output, t0_tick, every)?;
+    events.set_frequent(SourceId(0), SourceId(1));
+    Ok(SteppingClock {
+        base,
+        t0_tick,
+        step_ticks,
+        end_tick,
+        events,
+    })
+}

@@ -47,7 +47,7 @@ pub use state::{StateError, TimeSteppingState};
 use self::interaction_work::InteractionWork;
 use self::problem::OneStepProblem;
 use self::system_work::{Scheme, SystemWork};
-use super::clock::{run_clock, TimeBase};
+use super::clock::TimeBase;
 use super::events::{Event, EventKind, EventManager, SourceId, TickGrid};
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::modelling::relation::Relation;
@@ -157,24 +157,19 @@ impl TimeStepping {
                 "the model has no dynamical system".into(),
             ));
         }
-        let (base, t0_tick, step_ticks, end_tick) =
-            run_clock(settings.t0, settings.t_end, ("step", settings.step), extra)?;
-        let mut events = EventManager::new();
-        events.add_periodic(
-            EventKind::TimeDiscretisation,
-            t0_tick + step_ticks,
+        let super::clock::SteppingClock {
+            base,
+            t0_tick,
             step_ticks,
+            end_tick,
+            events,
+        } = super::clock::stepping_clock(
+            settings.t0,
+            settings.t_end,
+            settings.step,
+            settings.output_every,
+            extra,
         )?;
-        let every = i64::try_from(settings.output_every)
-            .ok()
-            .and_then(|e| e.checked_mul(step_ticks))
-            .ok_or(SimulationError::InvalidSetting {
-                what: "output_every",
-                value: settings.output_every as f64,
-                reason: "too large",
-            })?;
-        events.add_periodic(EventKind::Output, t0_tick, every)?;
-        events.set_frequent(SourceId(0), SourceId(1));
         let source_names = vec!["step".to_string(), "output".to_string()];
         let (h, theta) = (settings.step, settings.theta);
         let lagrangian_scheme = settings.lagrangian_scheme;
