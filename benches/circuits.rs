@@ -82,6 +82,10 @@ fn run(t_end: f64) -> (usize, f64, [f64; 2]) {
     let g_off = vec![0.0; g_on.len()];
     let steps = (t_end / H).round() as usize;
     let start = Instant::now();
+    // The first call of `step` is the instant t₀ itself (its output event,
+    // no integration): the k-th integration step (t_k, t_{k+1}] is the
+    // call after that, and uses the gate set just before it.
+    sim.step().expect("the initial instant");
     for k in 0..steps {
         match k % PERIOD_STEPS {
             0 => {
@@ -97,6 +101,10 @@ fn run(t_end: f64) -> (usize, f64, [f64; 2]) {
         sim.step().expect("step");
     }
     let elapsed = start.elapsed().as_secs_f64();
+    assert!(
+        (sim.time() - t_end).abs() <= 1e-12 * t_end,
+        "the run ends at t_end"
+    );
     let x = sim.q(sys);
     (steps, elapsed, [x[0], x[1]])
 }
