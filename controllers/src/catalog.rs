@@ -3,6 +3,7 @@
 use nonsmooth::control::{ControlError, Controller, LawCatalog, LawParams, Observer};
 
 use crate::boost_implicit::ImplicitBoostSmc;
+use crate::boost_law::BoostSmc;
 use crate::converter::{CurrentSmc, Pwm};
 use crate::luenberger::Luenberger;
 use crate::manipulator::ManipulatorSwitching;
@@ -13,7 +14,7 @@ use crate::super_twisting::SuperTwisting;
 use crate::twisting::{Twisting, TwistingVariant};
 
 /// Names of the controller laws, as [`Catalog`] knows them.
-pub const CONTROLLER_LAWS: [&str; 15] = [
+pub const CONTROLLER_LAWS: [&str; 16] = [
     "pid",
     "smc_implicit",
     "smc_explicit",
@@ -29,6 +30,7 @@ pub const CONTROLLER_LAWS: [&str; 15] = [
     "current_smc_explicit",
     "current_smc_implicit",
     "voltage_smc_implicit",
+    "boost_smc",
 ];
 
 /// Names of the observer laws, as [`Catalog`] knows them.
@@ -80,6 +82,7 @@ impl LawCatalog for Catalog {
             "current_smc_explicit" => Box::new(CurrentSmc::from_params(p)?),
             "current_smc_implicit" => Box::new(ImplicitBoostSmc::from_params(false, p)?),
             "voltage_smc_implicit" => Box::new(ImplicitBoostSmc::from_params(true, p)?),
+            "boost_smc" => Box::new(BoostSmc::from_params(p)?),
             _ => {
                 return Err(ControlError::BadReference(format!(
                     "{}: unknown controller law `{law}` (known: {})",

@@ -11,6 +11,7 @@
 //! | switching tracking of a two-link arm with impacts | `manipulator_switching` | [`manipulator`] |
 //! | switch gates of power converters | `pwm`, `current_smc_explicit` | [`converter`] |
 //! | implicit sliding mode of a boost converter, PWM modulated | `current_smc_implicit`, `voltage_smc_implicit` | [`boost_implicit`] |
+//! | every boost gate law above by two words (`law`, `surface`), for scenario parameters | `boost_smc` | [`boost_law`] |
 //! | observers | `luenberger`, `sliding_observer` | [`luenberger`], [`sliding_observer`] |
 //!
 //! Each module documents the discrete-time equations of its laws. T is
@@ -28,6 +29,7 @@
 //! [`ControlError`]: nonsmooth::control::ControlError
 
 pub mod boost_implicit;
+pub mod boost_law;
 mod catalog;
 pub mod converter;
 mod linalg;
@@ -40,6 +42,7 @@ pub mod super_twisting;
 pub mod twisting;
 
 pub use boost_implicit::{BoostSurface, ImplicitBoostSmc};
+pub use boost_law::{BoostSmc, ExplicitBoostSmc};
 pub use catalog::{Catalog, CONTROLLER_LAWS, OBSERVER_LAWS};
 pub use converter::{CurrentSmc, Pwm};
 pub use luenberger::Luenberger;

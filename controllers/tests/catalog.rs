@@ -67,6 +67,14 @@ fn minimal(law: &str) -> (Vec<(&'static str, LawValue)>, usize) {
             ],
             2,
         ),
+        "boost_smc" => (
+            vec![
+                ("law", Text("explicit".into())),
+                ("surface", Text("current".into())),
+                ("i_ref", Scalar(1.0)),
+            ],
+            2,
+        ),
         _ => unreachable!("{law}"),
     }
 }
