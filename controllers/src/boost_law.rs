@@ -220,6 +220,12 @@ impl BoostSmc {
                 ))),
             }
         };
+        // A surface word is checked even where the law does not use it.
+        if let Some(w) = p.text("surface")? {
+            if w != "current" && w != "voltage" {
+                return Err(bad_word("surface", w, "current, voltage"));
+            }
+        }
         let inner = match law.as_str() {
             "pwm" | "open_loop" => Inner::OpenLoop(Pwm::from_params(p)?),
             "explicit" => Inner::Explicit(ExplicitBoostSmc::new(surface(p)?)),
@@ -290,5 +296,119 @@ impl Controller for BoostSmc {
 
     fn restore_state(&mut self, data: &[f64]) -> Result<usize, ControlError> {
         self.law_mut().restore_state(data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BoostSmc, ExplicitBoostSmc};
+    use crate::boost_implicit::BoostSurface;
+    use crate::converter::CurrentSmc;
+    use nonsmooth::control::{Controller, ControllerSetup, LawParams, LawValue};
+
+    fn setup(measurement_dim: usize) -> ControllerSetup {
+        ControllerSetup {
+            name: "gate".into(),
+            period: 1e-6,
+            measurement_dim,
+            input_dim: 1,
+            state_dim: 2,
+            plant: None,
+            measurement_map: None,
+        }
+    }
+
+    fn y(k: usize) -> [f64; 2] {
+        [2.0 + 0.02 * (k as f64 * 0.7).sin(), 19.9 + 0.003 * k as f64]
+    }
+
+    /// On the current surface the explicit choice gives the gates and σ of
+    /// `current_smc_explicit` fed with i_L alone.
+    #[test]
+    fn explicit_current_is_the_sign_law() {
+        let mut a = ExplicitBoostSmc::new(BoostSurface::Current { i_ref: 2.0 });
+        let mut b = CurrentSmc::new(2.0);
+        a.initialize(&setup(2)).unwrap();
+        b.initialize(&setup(1)).unwrap();
+        let (mut ua, mut ub) = ([0.0], [0.0]);
+        let mut both = [false; 2];
+        for k in 0..50 {
+            let yk = y(k);
+            a.compute(k as f64 * 1e-6, &yk, &mut ua).unwrap();
+            b.compute(k as f64 * 1e-6, &yk[..1], &mut ub).unwrap();
+            assert_eq!(ua, ub);
+            assert_eq!(a.signal("sigma"), b.signal("sigma"));
+            both[ua[0] as usize] = true;
+        }
+        assert_eq!(both, [true, true], "both gate values seen");
+    }
+
+    /// The voltage surface's integral is summed every T_c:
+    /// i_ref,k = i_ff − k e_k − k_i T_c Σ_{j≤k} e_j, written out here.
+    #[test]
+    fn explicit_voltage_surface_by_hand_and_restored() {
+        let (v_ref, kp, ki, i_ff) = (20.0, 0.2, 400.0, 2.0);
+        let mut law = ExplicitBoostSmc::new(BoostSurface::Voltage {
+            v_ref,
+            k: kp,
+            ki,
+            i_ff,
+        });
+        law.initialize(&setup(2)).unwrap();
+        let mut zeta = 0.0;
+        let mut u = [0.0];
+        let mut saved = Vec::new();
+        let mut after = Vec::new();
+        for k in 0..40 {
+            let yk = y(k);
+            law.compute(k as f64 * 1e-6, &yk, &mut u).unwrap();
+            let e = yk[1] - v_ref;
+            zeta += 1e-6 * e;
+            let i_ref = i_ff - kp * e - ki * zeta;
+            assert!((law.signal("i_ref").unwrap()[0] - i_ref).abs() < 1e-12);
+            assert_eq!(u[0], if yk[0] - i_ref < 0.0 { 1.0 } else { 0.0 });
+            if k == 20 {
+                law.save_state(&mut saved);
+            }
+            if k > 20 {
+                after.push((u[0], law.signal("sigma").unwrap()[0]));
+            }
+        }
+        assert_eq!(law.restore_state(&saved).unwrap(), saved.len());
+        for (k, want) in (21..40).zip(after) {
+            law.compute(k as f64 * 1e-6, &y(k), &mut u).unwrap();
+            assert_eq!((u[0], law.signal("sigma").unwrap()[0]), want);
+        }
+    }
+
+    /// Unknown words are refused, naming the words accepted; a measurement
+    /// other than (i_L, v) is refused when the loop is built.
+    #[test]
+    fn bad_words_and_dimensions_are_refused() {
+        let words = |law: &str, surface: &str| {
+            LawParams::new(
+                "gate",
+                vec![
+                    ("law".into(), LawValue::Text(law.into())),
+                    ("surface".into(), LawValue::Text(surface.into())),
+                    ("i_ref".into(), LawValue::Scalar(2.0)),
+                    ("duty".into(), LawValue::Scalar(0.5)),
+                    ("pwm_period".into(), LawValue::Scalar(1e-5)),
+                ],
+            )
+        };
+        let err = BoostSmc::from_params(&words("sliding", "current"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("sliding") && err.contains("open_loop"), "{err}");
+        let err = BoostSmc::from_params(&words("open_loop", "flux"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("flux") && err.contains("voltage"), "{err}");
+        let mut law = BoostSmc::from_params(&words("explicit", "current")).unwrap();
+        assert!(law.initialize(&setup(1)).is_err());
+        assert!(law.initialize(&setup(2)).is_ok());
     }
 }
