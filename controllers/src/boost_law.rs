@@ -401,7 +401,10 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert!(err.contains("sliding") && err.contains("open_loop"), "{err}");
+        assert!(
+            err.contains("sliding") && err.contains("open_loop"),
+            "{err}"
+        );
         let err = BoostSmc::from_params(&words("open_loop", "flux"))
             .err()
             .unwrap()
