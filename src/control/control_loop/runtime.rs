@@ -308,14 +308,16 @@ impl ControlLoop {
                         .sum::<f64>();
                 }
             }
-            self.plant.set_input(i, &self.relation_u).map_err(|e| match e {
-                SimulationError::BadArgument(reason) => ControlError::LawFailed {
-                    t,
-                    object: self.controllers[k].name.clone(),
-                    reason,
-                },
-                e => e.into(),
-            })?;
+            self.plant
+                .set_input(i, &self.relation_u)
+                .map_err(|e| match e {
+                    SimulationError::BadArgument(reason) => ControlError::LawFailed {
+                        t,
+                        object: self.controllers[k].name.clone(),
+                        reason,
+                    },
+                    e => e.into(),
+                })?;
         }
         Ok(())
     }
