@@ -635,6 +635,7 @@ impl ControlLoopBuilder {
             external,
             undo: Vec::new(),
             actions_pending: false,
+            relation_u: Vec::new(),
         };
         // u0 is held from t₀ on.
         let systems: Vec<SystemId> = lp.controllers.iter().map(|c| c.system).collect();

@@ -236,4 +236,7 @@ pub struct ControlLoop {
     /// The instant reached by `reach` and not yet processed by `process`
     /// (the loop's events of it are still to do).
     actions_pending: bool,
+    /// Scratch for a relation input u_r = Σ_a P_a u_a, kept between
+    /// applications so that applying an input allocates nothing.
+    relation_u: Vec<f64>,
 }

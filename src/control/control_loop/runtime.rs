@@ -54,7 +54,6 @@ impl ControlLoop {
             return Ok(plant);
         }
         self.actions_pending = false;
-        let t = self.plant.time();
         // Most instants hold only the plant's own events (its integration
         // step, its outputs): find the first event with something to do.
         let actions = &self.actions;
@@ -66,6 +65,7 @@ impl ControlLoop {
         else {
             return Ok(true);
         };
+        let t = self.plant.time();
         for k in first..n {
             let ev = self.plant.last_events()[k];
             let action = self
@@ -294,7 +294,8 @@ impl ControlLoop {
             if self.controllers[k].system != s || first {
                 continue;
             }
-            let mut u: Vec<f64> = Vec::new();
+            let u = &mut self.relation_u;
+            u.clear();
             for c in &self.controllers {
                 let Some((j, p)) = &c.relation else { continue };
                 if *j != i {
@@ -307,14 +308,16 @@ impl ControlLoop {
                         .sum::<f64>();
                 }
             }
-            self.plant.set_input(i, &u).map_err(|e| match e {
-                SimulationError::BadArgument(reason) => ControlError::LawFailed {
-                    t,
-                    object: self.controllers[k].name.clone(),
-                    reason,
-                },
-                e => e.into(),
-            })?;
+            self.plant
+                .set_input(i, &self.relation_u)
+                .map_err(|e| match e {
+                    SimulationError::BadArgument(reason) => ControlError::LawFailed {
+                        t,
+                        object: self.controllers[k].name.clone(),
+                        reason,
+                    },
+                    e => e.into(),
+                })?;
         }
         Ok(())
     }

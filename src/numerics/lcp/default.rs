@@ -78,7 +78,10 @@ impl LcpSolver for DefaultLcp {
         let mut verdict = SolveStatus::IterationLimit;
         for stage in 0..4 {
             let report = match stage {
-                0 if n <= self.settings.pivoting_max_size => self.lemke.solve(problem, z, w)?,
+                // Checked above, with the same settings.
+                0 if n <= self.settings.pivoting_max_size => {
+                    self.lemke.solve_validated(problem, z, w)
+                }
                 1 => {
                     z.copy_from_slice(&self.best_z);
                     self.newton.solve(problem, z, w)?

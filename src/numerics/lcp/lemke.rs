@@ -158,10 +158,9 @@ fn load_column(ws: &mut Workspace, var: usize) {
             row[var]
         } else if var < 2 * n {
             let j = var - n;
-            -row.iter()
-                .enumerate()
-                .map(|(k, b)| b * ws.m[(k, j)])
-                .sum::<f64>()
+            // Column j of M, read from its column-major storage.
+            let mj = &ws.m.as_slice()[j * n..(j + 1) * n];
+            -row.iter().zip(mj).map(|(b, m)| b * m).sum::<f64>()
         } else {
             -row.iter().sum::<f64>()
         };
@@ -213,9 +212,23 @@ impl LcpSolver for Lemke {
     }
 
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
+        Ok(self.solve_validated(problem, z, w))
+    }
+}
+
+impl Lemke {
+    /// [`LcpSolver::solve`] on a problem, vectors and settings already
+    /// validated (`SolverSettings::validate`, `Lcp::check_vectors`): the
+    /// default chain checks them once for all its stages.
+    pub(super) fn solve_validated(
+        &mut self,
+        problem: &Lcp,
+        z: &mut [f64],
+        w: &mut [f64],
+    ) -> SolveReport {
+        let start = Stopwatch::start(self.timed);
         let n = problem.size();
         let tol = self.settings.tolerance;
         let max_pivots = self.settings.iterations_or(10 * n + 100);
@@ -225,7 +238,7 @@ impl LcpSolver for Lemke {
         self.ws.resize(n);
         // q ≥ 0: z = 0 solves it.
         if problem.q.iter().all(|&qi| qi >= 0.0) {
-            return Ok(finish(
+            return finish(
                 problem,
                 z,
                 w,
@@ -236,7 +249,7 @@ impl LcpSolver for Lemke {
                 },
                 tol,
                 start,
-            ));
+            );
         }
         let ws = &mut self.ws;
         problem.m.write_dense(&mut ws.m);
@@ -286,7 +299,7 @@ impl LcpSolver for Lemke {
                 z[v - n] = ws.xb[i].max(0.0);
             }
         }
-        Ok(finish(
+        finish(
             problem,
             z,
             w,
@@ -297,7 +310,7 @@ impl LcpSolver for Lemke {
             },
             tol,
             start,
-        ))
+        )
     }
 }
 

@@ -483,11 +483,7 @@ impl InteractionWork {
                 q[r] += self.e[r];
             }
             if let Some(f) = &self.f {
-                for c in 0..f.ncols() {
-                    for r in 0..self.m {
-                        q[r] += f[(r, c)] * self.u[c];
-                    }
-                }
+                add_product(f, &self.u, q);
             }
         }
     }
@@ -610,18 +606,10 @@ impl InteractionWork {
                     y[r] += self.e[r];
                 }
                 if let Some(d) = &self.d {
-                    for c in 0..self.m {
-                        for r in 0..self.m {
-                            y[r] += d[(r, c)] * self.lambda[c];
-                        }
-                    }
+                    add_product(d, &self.lambda, &mut y);
                 }
                 if let Some(f) = &self.f {
-                    for c in 0..f.ncols() {
-                        for r in 0..self.m {
-                            y[r] += f[(r, c)] * self.u[c];
-                        }
-                    }
+                    add_product(f, &self.u, &mut y);
                 }
                 self.y = y;
             }
@@ -645,6 +633,23 @@ impl InteractionWork {
                 }
             }
             c0 += n;
+        }
+    }
+}
+
+/// out ← out + A x, column by column: for each column c, out_r += A_rc x_c
+/// for every row r (the order of the element-wise loops it replaces, read
+/// from A's column-major storage without per-element index checks). A has
+/// `out.len()` rows and `x.len()` columns.
+#[inline]
+fn add_product(a: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
+    debug_assert_eq!((a.nrows(), a.ncols()), (out.len(), x.len()));
+    if out.is_empty() {
+        return;
+    }
+    for (col, &xc) in a.as_slice().chunks_exact(out.len()).zip(x) {
+        for (o, &arc) in out.iter_mut().zip(col) {
+            *o += arc * xc;
         }
     }
 }
