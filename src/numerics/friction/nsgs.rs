@@ -104,6 +104,19 @@ impl Nsgs {
     }
 
     fn sweep_d<const D: usize>(&mut self, p: &FrictionProblem, r: &mut [f64]) -> (f64, f64) {
+        // The storage of the block rows is chosen once per sweep.
+        if self.contacts.is_csr() {
+            self.sweep_s::<D, true>(p, r)
+        } else {
+            self.sweep_s::<D, false>(p, r)
+        }
+    }
+
+    fn sweep_s<const D: usize, const CSR: bool>(
+        &mut self,
+        p: &FrictionProblem,
+        r: &mut [f64],
+    ) -> (f64, f64) {
         let nc = p.contacts();
         if let Some(rng) = self.rng.as_mut() {
             self.order.shuffle(rng);
@@ -112,11 +125,11 @@ impl Nsgs {
         if self.rng.is_some() {
             for k in 0..nc {
                 let i = self.order[k];
-                self.visit::<D>(p, i, r, &mut dr2, &mut r2);
+                self.visit::<D, CSR>(p, i, r, &mut dr2, &mut r2);
             }
         } else {
             for i in 0..nc {
-                self.visit::<D>(p, i, r, &mut dr2, &mut r2);
+                self.visit::<D, CSR>(p, i, r, &mut dr2, &mut r2);
             }
         }
         (dr2, r2)
@@ -124,9 +137,9 @@ impl Nsgs {
 
     /// Solves contact i's local problem with the others frozen; adds its
     /// ‖Δr_i‖² and ‖r_i‖² to `dr2` and `r2`. `D` is the contact dimension
-    /// (2 or 3, `p.dim`).
+    /// (2 or 3, `p.dim`), `CSR` whether W's block rows are in the CSR.
     #[inline(always)]
-    fn visit<const D: usize>(
+    fn visit<const D: usize, const CSR: bool>(
         &self,
         p: &FrictionProblem,
         i: usize,
@@ -135,7 +148,7 @@ impl Nsgs {
         r2: &mut f64,
     ) {
         let mut ql = [0.0; 3];
-        self.contacts.local_q(p, i, r, &mut ql);
+        self.contacts.local_q::<CSR>(p, i, r, &mut ql);
         let w = &self.contacts.diag[i];
         let mu = p.mu[i];
         let ri: &mut [f64; D] = match (&mut r[i * D..i * D + D]).try_into() {
@@ -143,18 +156,34 @@ impl Nsgs {
             Err(_) => return,
         };
         let old = *ri;
-        let scale = ql[..D].iter().fold(0.0f64, |m, v| m.max(v.abs()))
-            + ri.iter().fold(0.0f64, |m, v| m.max(v.abs()))
-                * (0..D).fold(0.0f64, |m, k| m.max(w[k][k].abs()));
-        let tol = self.local_rel * scale + f64::MIN_POSITIVE;
+        let local_tol = |ri: &[f64; D]| {
+            let scale = ql[..D].iter().fold(0.0f64, |m, v| m.max(v.abs()))
+                + ri.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+                    * (0..D).fold(0.0f64, |m, k| m.max(w[k][k].abs()));
+            self.local_rel * scale + f64::MIN_POSITIVE
+        };
         match self.local {
             LocalSolver::NewtonAc => {
-                // Literal sizes let the inlined local solver unroll.
-                if !local::newton_ac(D, w, &ql, mu, ri, tol, 10) {
-                    local::projection(D, w, &ql, mu, ri, tol, 20);
+                // Separated (q̃_N ≥ 0) costs one comparison; sticking one
+                // product with the stored W_ii⁻¹; only a sliding contact
+                // iterates, from its previous r_i.
+                if q_separated(&ql) {
+                    *ri = [0.0; D];
+                } else {
+                    let tol = local_tol(ri);
+                    let inv = self.contacts.inv[i].as_ref();
+                    if local::closed_form(D, w, inv, &ql, mu, ri, tol).is_none() {
+                        local::sliding_start(D, w, &ql, mu, ri);
+                        let rho = self.contacts.rho[i];
+                        // Literal sizes let the inlined local solver unroll.
+                        if !local::newton_ac(D, w, rho, &ql, mu, ri, tol, 10) {
+                            local::projection(D, w, &ql, mu, ri, tol, 20);
+                        }
+                    }
                 }
             }
             LocalSolver::Projection => {
+                let tol = local_tol(ri);
                 local::projection(D, w, &ql, mu, ri, tol, 1);
             }
         }
@@ -197,7 +226,7 @@ impl Nsgs {
                 return k;
             }
             if k % 10 == 0 || dr2 <= tol * tol * r2 || k == max_sweeps {
-                p.compute_u(r, u);
+                self.contacts.velocity(p, r, u);
                 if p.errors(r, u).siconos <= tol {
                     return k;
                 }
@@ -205,6 +234,13 @@ impl Nsgs {
         }
         max_sweeps
     }
+}
+
+/// The separated case of a contact: q̃_N ≥ 0, whose solution is r = 0
+/// (see [`local::closed_form`]).
+#[inline(always)]
+fn q_separated(ql: &[f64; 3]) -> bool {
+    ql[0] >= 0.0
 }
 
 impl FrictionSolver for Nsgs {
