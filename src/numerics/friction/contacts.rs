@@ -103,7 +103,7 @@ impl Contacts {
     }
 
     /// Whether the off-diagonal blocks are in the CSR (then
-    /// [`Contacts::local_q`] takes `CSR = true`, otherwise `false`); the
+    /// `Contacts::local_q` takes `CSR = true`, otherwise `false`); the
     /// sweep picks its loop once, not per contact.
     pub fn is_csr(&self) -> bool {
         self.csr
@@ -130,7 +130,7 @@ impl Contacts {
 
     /// out ← q_i + Σ_{j≠i} W_ij r_j: the free velocity of contact i when the
     /// others are frozen (then u_i = W_ii r_i + out). `CSR` must be
-    /// [`Contacts::is_csr`]: the block rows come from the CSR, otherwise
+    /// `Contacts::is_csr`: the block rows come from the CSR, otherwise
     /// from W's own rows.
     #[inline]
     pub fn local_q<const CSR: bool>(

@@ -4,10 +4,15 @@
 //! problem u_i = W_ii r_i + q̃_i with q̃_i = q_i + Σ_{j≠i} W_ij r_j (the
 //! other impulses at their latest values) by a local solver, then with
 //! over-relaxation ω takes r_i ← P_K(ω r_i^new + (1 − ω) r_i^old). A sweep
-//! costs O(stored blocks of W). The full error (see
-//! [`FrictionProblem::errors`]) is computed every 10 sweeps and whenever the
-//! relative change ‖r^{k+1} − r^k‖ / ‖r^{k+1}‖ falls below the tolerance.
-//! Once sized, a solve does not allocate.
+//! costs O(stored blocks of W). The Alart–Curnier local solver first tries
+//! the closed forms of `local::closed_form` (separated: q̃_N ≥ 0 gives
+//! r_i = 0; sticking: r_i = −W_ii⁻¹ q̃_i when it lies in the cone, with W_ii⁻¹
+//! computed once per solve) and runs the local Newton on the other (sliding)
+//! contacts only. The full error (see [`FrictionProblem::errors`]) is
+//! computed every 10 sweeps and whenever the relative change
+//! ‖r^{k+1} − r^k‖ / ‖r^{k+1}‖ falls below the tolerance, with u = W r + q
+//! over the same block rows; the reported error is recomputed from the
+//! returned r. Once sized, a solve does not allocate.
 //!
 //! With [`Nsgs::with_shuffle`] each sweep visits the contacts in a fresh
 //! random permutation (Fisher–Yates from a `SmallRng` seeded at the start of
@@ -237,7 +242,7 @@ impl Nsgs {
 }
 
 /// The separated case of a contact: q̃_N ≥ 0, whose solution is r = 0
-/// (see [`local::closed_form`]).
+/// (see `local::closed_form`).
 #[inline(always)]
 fn q_separated(ql: &[f64; 3]) -> bool {
     ql[0] >= 0.0
