@@ -5,7 +5,7 @@
 //! Σ_{j≠i} W_ij r_j costs O(stored blocks of block row i) with no indirection
 //! through the source storage. Dense W contributes only its nonzero blocks.
 
-use super::FrictionProblem;
+use super::{local, FrictionProblem};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
 
 /// The diagonal blocks of W and its off-diagonal block rows. Sized once per
@@ -15,6 +15,11 @@ use crate::numerics::matrix::{Matrix, ProblemMatrix};
 pub(crate) struct Contacts {
     /// W_ii, row-major in the top-left d × d corner.
     pub diag: Vec<[[f64; 3]; 3]>,
+    /// W_ii⁻¹ (None when W_ii is singular), computed once per solve for the
+    /// sticking case of the local solver.
+    pub inv: Vec<Option<[[f64; 3]; 3]>>,
+    /// The Alart–Curnier parameter ρ_i = 1 / max_k (W_ii)_kk of each contact.
+    pub rho: Vec<f64>,
     /// Start of block row i in `cols` / `vals` (length contacts + 1).
     ptr: Vec<usize>,
     /// Block column j of each stored off-diagonal block.
@@ -38,6 +43,12 @@ impl Contacts {
                 }
             }
         }
+        self.inv.clear();
+        self.inv
+            .extend(self.diag.iter().map(|w| local::invert_block(d, w)));
+        self.rho.clear();
+        self.rho
+            .extend(self.diag.iter().map(|w| local::rho_of(d, w)));
         self.ptr.clear();
         self.cols.clear();
         self.vals.clear();
@@ -91,14 +102,48 @@ impl Contacts {
         };
     }
 
+    /// Whether the off-diagonal blocks are in the CSR (then
+    /// `Contacts::local_q` takes `CSR = true`, otherwise `false`); the
+    /// sweep picks its loop once, not per contact.
+    pub fn is_csr(&self) -> bool {
+        self.csr
+    }
+
+    /// u ← W r + q, block row by block row: u_i = W_ii r_i + q_i +
+    /// Σ_{j≠i} W_ij r_j over the stored blocks only (a dense W with zero
+    /// blocks costs its nonzero blocks, not n²).
+    pub fn velocity(&self, p: &FrictionProblem, r: &[f64], u: &mut [f64]) {
+        if !self.csr {
+            p.compute_u(r, u);
+            return;
+        }
+        let d = p.dim;
+        for (i, (ui, ri)) in u.chunks_exact_mut(d).zip(r.chunks_exact(d)).enumerate() {
+            let mut out = [0.0; 3];
+            self.local_q::<true>(p, i, r, &mut out);
+            let w = &self.diag[i];
+            for a in 0..d {
+                ui[a] = out[a] + (0..d).map(|b| w[a][b] * ri[b]).sum::<f64>();
+            }
+        }
+    }
+
     /// out ← q_i + Σ_{j≠i} W_ij r_j: the free velocity of contact i when the
-    /// others are frozen (then u_i = W_ii r_i + out).
+    /// others are frozen (then u_i = W_ii r_i + out). `CSR` must be
+    /// `Contacts::is_csr`: the block rows come from the CSR, otherwise
+    /// from W's own rows.
     #[inline]
-    pub fn local_q(&self, p: &FrictionProblem, i: usize, r: &[f64], out: &mut [f64; 3]) {
+    pub fn local_q<const CSR: bool>(
+        &self,
+        p: &FrictionProblem,
+        i: usize,
+        r: &[f64],
+        out: &mut [f64; 3],
+    ) {
         let d = p.dim;
         let base = i * d;
         out[..d].copy_from_slice(&p.q[base..base + d]);
-        if self.csr {
+        if CSR {
             let (s, e) = (self.ptr[i], self.ptr[i + 1]);
             let blocks = self.cols[s..e].iter().zip(&self.vals[s..e]);
             if d == 3 {

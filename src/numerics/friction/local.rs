@@ -67,22 +67,135 @@ pub fn contact_error(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], mu: f64, r: &[f6
     contact_natural_map_sq(r, &u[..d], mu).sqrt()
 }
 
+/// The inverse of a d × d block (d ∈ {2, 3}) by cofactors: W⁻¹ = adj(W) / det W.
+/// None when W is singular to working precision (|det W| ≤ 10⁻¹² ‖W‖_max^d)
+/// or not finite.
+pub fn invert_block(d: usize, w: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
+    let m = (0..d)
+        .flat_map(|a| (0..d).map(move |b| (a, b)))
+        .fold(0.0f64, |m, (a, b)| m.max(w[a][b].abs()));
+    let mut inv = [[0.0; 3]; 3];
+    let det = if d == 2 {
+        inv[0] = [w[1][1], -w[0][1], 0.0];
+        inv[1] = [-w[1][0], w[0][0], 0.0];
+        w[0][0] * w[1][1] - w[0][1] * w[1][0]
+    } else {
+        // adj(W)_ab = cofactor C_ba.
+        let c = |i: usize, j: usize| {
+            let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            w[i1][j1] * w[i2][j2] - w[i1][j2] * w[i2][j1]
+        };
+        for (a, row) in inv.iter_mut().enumerate() {
+            for (b, v) in row.iter_mut().enumerate() {
+                *v = c(b, a);
+            }
+        }
+        (0..3).map(|k| w[0][k] * inv[k][0]).sum()
+    };
+    if !(det.is_finite() && m.is_finite() && det.abs() > 1e-12 * m.powi(d as i32)) {
+        return None;
+    }
+    for row in inv.iter_mut() {
+        row.iter_mut().for_each(|v| *v /= det);
+    }
+    Some(inv)
+}
+
+/// The two closed-form cases of one contact, tried before any iteration:
+///
+/// * separated: when q_N ≥ 0, r = 0 solves the problem (u = q, and
+///   û_N = q_N + μ‖q_T‖ ≥ μ‖û_T‖, so û ∈ K*_μ and r·û = 0);
+/// * sticking: r = −W⁻¹ q gives u = 0; it solves the problem when r ∈ K_μ.
+///   Rounding leaves u = W r + q small but not zero: since P_K(r) = r and
+///   P_K is non-expansive, the natural map is ‖r − P_K(r − û)‖ ≤ ‖û‖ ≤
+///   (1 + μ)‖u‖, and the case is accepted only when that bound is ≤ `tol`.
+///
+/// Returns which case set r (r is left alone otherwise). `inv` is W⁻¹
+/// ([`invert_block`]; None skips the sticking case).
+#[inline]
+pub fn closed_form(
+    d: usize,
+    w: &[[f64; 3]; 3],
+    inv: Option<&[[f64; 3]; 3]>,
+    q: &[f64; 3],
+    mu: f64,
+    r: &mut [f64],
+    tol: f64,
+) -> Option<ClosedForm> {
+    if q[0] >= 0.0 {
+        r[..d].iter_mut().for_each(|v| *v = 0.0);
+        return Some(ClosedForm::Separated);
+    }
+    let inv = inv?;
+    let mut s = [0.0; 3];
+    for a in 0..d {
+        s[a] = -(0..d).map(|b| inv[a][b] * q[b]).sum::<f64>();
+    }
+    let t2: f64 = s[1..d].iter().map(|v| v * v).sum();
+    if s[0] < 0.0 || t2 > mu * mu * s[0] * s[0] {
+        return None;
+    }
+    let mut u = [0.0; 3];
+    contact_velocity(d, w, q, &s[..d], &mut u);
+    let u2: f64 = u[..d].iter().map(|v| v * v).sum();
+    if (1.0 + mu) * (1.0 + mu) * u2 > tol * tol {
+        return None;
+    }
+    r[..d].copy_from_slice(&s[..d]);
+    Some(ClosedForm::Sticking)
+}
+
+/// A starting point for the local Newton method on a sliding contact whose
+/// previous r is not sliding (r_N ≤ 0 or ‖r_T‖ < μ r_N (1 − 10⁻⁸)): the
+/// sliding solution of the block reduced to its diagonal with equal
+/// tangential entries, r_N = −q_N / W_NN, r_T = −μ r_N q_T / ‖q_T‖
+/// (r_T = 0 when q_T = 0). Exact when W_ii = diag(a, b, b).
+#[inline]
+pub fn sliding_start(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], mu: f64, r: &mut [f64]) {
+    let nt = tangent_norm(&r[..d]);
+    if r[0] > 0.0 && nt >= mu * r[0] * (1.0 - 1e-8) {
+        return;
+    }
+    if w[0][0] <= 0.0 || q[0] >= 0.0 {
+        return;
+    }
+    let rn = -q[0] / w[0][0];
+    let qt = tangent_norm(&q[..d]);
+    r[0] = rn;
+    let k = if qt > 0.0 { -mu * rn / qt } else { 0.0 };
+    for a in 1..d {
+        r[a] = k * q[a];
+    }
+}
+
+/// The closed-form case that solved a one-contact problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClosedForm {
+    /// q_N ≥ 0: r = 0.
+    Separated,
+    /// r = −W⁻¹ q ∈ K_μ: u = 0.
+    Sticking,
+}
+
 /// Nonsmooth Newton on the Alart–Curnier function Φ(r) of one contact:
 /// J Δ = −Φ with J = D + E W (see [`alart_curnier`]), then the largest step
-/// t ∈ {1, ½, ¼, …} with ½‖Φ(r + tΔ)‖² ≤ (1 − 2σt)·½‖Φ(r)‖² (σ = 10⁻⁴).
+/// t ∈ {1, ½, ¼, …} with ½‖Φ(r + tΔ)‖² ≤ (1 − 2σt)·½‖Φ(r)‖² (σ = 10⁻⁴);
+/// ρ is the Alart–Curnier parameter ([`rho_of`]).
 /// Stops when the natural map is ≤ `tol` (returns true), or when the step is
 /// below the rounding of r (true: converged as far as arithmetic allows).
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub fn newton_ac(
     d: usize,
     w: &[[f64; 3]; 3],
+    rho: f64,
     q: &[f64; 3],
     mu: f64,
     r: &mut [f64],
     tol: f64,
     max_iter: usize,
 ) -> bool {
-    let rho = rho_of(d, w);
     let (mut phi, mut dm, mut em) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
     let mut u = [0.0; 3];
     contact_velocity(d, w, q, r, &mut u);
@@ -176,6 +289,145 @@ pub fn projection(
 mod tests {
     use super::*;
 
+    /// A symmetric positive definite block with couplings between the
+    /// normal and tangential directions.
+    const W: [[f64; 3]; 3] = [[2.0, 0.3, -0.2], [0.3, 1.5, 0.1], [-0.2, 0.1, 1.2]];
+
+    fn velocity(w: &[[f64; 3]; 3], q: &[f64; 3], r: &[f64; 3]) -> [f64; 3] {
+        let mut u = *q;
+        for a in 0..3 {
+            for b in 0..3 {
+                u[a] += w[a][b] * r[b];
+            }
+        }
+        u
+    }
+
+    /// The largest violation of Coulomb's law written out case by case
+    /// (independent of the cone module): r ∈ K_μ, û ∈ K*_μ, r·û = 0.
+    fn coulomb_violation(w: &[[f64; 3]; 3], q: &[f64; 3], mu: f64, r: &[f64; 3]) -> f64 {
+        let u = velocity(w, q, r);
+        let rt = (r[1] * r[1] + r[2] * r[2]).sqrt();
+        let ut = (u[1] * u[1] + u[2] * u[2]).sqrt();
+        let un_hat = u[0] + mu * ut;
+        let comp = r[0] * un_hat + r[1] * u[1] + r[2] * u[2];
+        (rt - mu * r[0])
+            .max(-r[0])
+            .max(mu * ut - un_hat)
+            .max(comp.abs())
+    }
+
+    /// q with the planted solution r (and velocity u) of one contact.
+    fn planted(r: [f64; 3], u: [f64; 3]) -> [f64; 3] {
+        let wr = velocity(&W, &[0.0; 3], &r);
+        [u[0] - wr[0], u[1] - wr[1], u[2] - wr[2]]
+    }
+
+    #[test]
+    fn inverse_block_inverts_and_rejects_singular_blocks() {
+        let inv = invert_block(3, &W).unwrap();
+        for a in 0..3 {
+            for b in 0..3 {
+                let p: f64 = (0..3).map(|k| W[a][k] * inv[k][b]).sum();
+                assert!((p - if a == b { 1.0 } else { 0.0 }).abs() < 1e-14);
+            }
+        }
+        let w2 = [[2.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0; 3]];
+        let inv2 = invert_block(2, &w2).unwrap();
+        assert!((inv2[0][0] - 1.0 / 1.75).abs() < 1e-15);
+        assert!((inv2[0][1] + 0.5 / 1.75).abs() < 1e-15);
+        let singular = [[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 1.0]];
+        assert!(invert_block(3, &singular).is_none());
+    }
+
+    #[test]
+    fn separated_shortcut_applies_exactly_when_q_n_is_nonnegative() {
+        let inv = invert_block(3, &W);
+        let mu = 0.4;
+        // q_N ≥ 0 (q_N = 0 included): r = 0 with u = q, whatever q_T.
+        for q in [[0.5, 2.0, -1.0], [0.0, 0.3, 0.3]] {
+            let mut r = [1.0, 0.1, 0.2];
+            let case = closed_form(3, &W, inv.as_ref(), &q, mu, &mut r, 1e-14);
+            assert_eq!(case, Some(ClosedForm::Separated));
+            assert_eq!(r, [0.0; 3]);
+            assert!(coulomb_violation(&W, &q, mu, &r) <= 0.0);
+        }
+        // q_N < 0: r = 0 would leave u_N < 0 (interpenetration).
+        let q = planted([1.0, 0.1, -0.1], [0.0; 3]);
+        let mut r = [0.0; 3];
+        let case = closed_form(3, &W, inv.as_ref(), &q, mu, &mut r, 1e-14);
+        assert_ne!(case, Some(ClosedForm::Separated));
+    }
+
+    #[test]
+    fn sticking_shortcut_applies_inside_the_cone_only() {
+        let inv = invert_block(3, &W);
+        let mu = 0.5;
+        // Planted sticking solution: r* strictly inside K_μ, u* = 0.
+        let rs = [1.0, 0.2, -0.3];
+        let q = planted(rs, [0.0; 3]);
+        let mut r = [0.0; 3];
+        let case = closed_form(3, &W, inv.as_ref(), &q, mu, &mut r, 1e-13);
+        assert_eq!(case, Some(ClosedForm::Sticking));
+        for k in 0..3 {
+            assert!((r[k] - rs[k]).abs() < 1e-14, "{r:?}");
+        }
+        assert!(coulomb_violation(&W, &q, mu, &r) < 1e-14);
+        assert!(contact_error(3, &W, &q, mu, &r) < 1e-13);
+        // Without W⁻¹ (singular block) the case is not tried.
+        let mut r = [0.0; 3];
+        assert_eq!(closed_form(3, &W, None, &q, mu, &mut r, 1e-13), None);
+        // A sticking candidate outside the cone: μ too small for r*.
+        let mut r = [0.0; 3];
+        assert_eq!(
+            closed_form(3, &W, inv.as_ref(), &q, 0.3, &mut r, 1e-13),
+            None
+        );
+        assert_eq!(r, [0.0; 3], "r is left alone when no case applies");
+    }
+
+    #[test]
+    fn sliding_contact_goes_past_the_shortcuts_to_newton() {
+        let inv = invert_block(3, &W);
+        let mu = 0.5;
+        // Planted sliding solution: ‖r_T‖ = μ r_N, u_N = 0, u_T = −α r_T.
+        let rs = [1.2, -0.36, 0.48];
+        let alpha = 0.7;
+        let q = planted(rs, [0.0, -alpha * rs[1], -alpha * rs[2]]);
+        assert!(coulomb_violation(&W, &q, mu, &rs) < 1e-14);
+        let mut r = [0.0; 3];
+        assert_eq!(
+            closed_form(3, &W, inv.as_ref(), &q, mu, &mut r, 1e-13),
+            None
+        );
+        sliding_start(3, &W, &q, mu, &mut r);
+        let rho = rho_of(3, &W);
+        assert!(newton_ac(3, &W, rho, &q, mu, &mut r, 1e-13, 50));
+        for k in 0..3 {
+            assert!((r[k] - rs[k]).abs() < 1e-11, "{r:?}");
+        }
+        assert!(coulomb_violation(&W, &q, mu, &r) < 1e-12);
+    }
+
+    #[test]
+    fn sliding_start_is_the_solution_of_a_diagonal_isotropic_block() {
+        // W = diag(a, b, b): u_N = 0 gives r_N = −q_N/a, and u_T = b r_T + q_T
+        // opposite to r_T gives r_T = −μ r_N q_T/‖q_T‖ when b μ r_N < ‖q_T‖.
+        let w = [[2.0, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 0.5]];
+        let (q, mu) = ([-1.0, 3.0, -4.0], 0.6);
+        let mut r = [0.0; 3];
+        sliding_start(3, &w, &q, mu, &mut r);
+        let expect = [0.5, -0.6 * 0.5 * 0.6, 0.6 * 0.5 * 0.8];
+        for k in 0..3 {
+            assert!((r[k] - expect[k]).abs() < 1e-15, "{r:?}");
+        }
+        assert!(coulomb_violation(&w, &q, mu, &r) < 1e-15);
+        // A previous r that is already sliding is kept as the start.
+        let mut prev = [1.0, 0.6, 0.0];
+        sliding_start(3, &w, &q, mu, &mut prev);
+        assert_eq!(prev, [1.0, 0.6, 0.0]);
+    }
+
     #[test]
     fn one_contact_closed_forms() {
         // W = I: sticking, sliding and take-off have closed forms.
@@ -183,15 +435,42 @@ mod tests {
         let mu = 0.5;
         // Take-off: q_N > 0 → r = 0.
         let mut r = [0.3, 0.1, 0.0];
-        assert!(newton_ac(3, &w, &[1.0, 0.2, 0.0], mu, &mut r, 1e-14, 50));
+        assert!(newton_ac(
+            3,
+            &w,
+            1.0,
+            &[1.0, 0.2, 0.0],
+            mu,
+            &mut r,
+            1e-14,
+            50
+        ));
         assert!(r.iter().all(|v| v.abs() < 1e-14));
         // Sticking: q = (−1, 0.2, 0.1): r = −q inside the cone.
         let mut r = [0.0; 3];
-        assert!(newton_ac(3, &w, &[-1.0, 0.2, 0.1], mu, &mut r, 1e-14, 50));
+        assert!(newton_ac(
+            3,
+            &w,
+            1.0,
+            &[-1.0, 0.2, 0.1],
+            mu,
+            &mut r,
+            1e-14,
+            50
+        ));
         assert!((r[0] - 1.0).abs() < 1e-13 && (r[1] + 0.2).abs() < 1e-13);
         // Sliding: q = (−1, 2, 0): r_N = 1, r_T = −μ, u_T = 2 − μ.
         let mut r = [0.0; 3];
-        assert!(newton_ac(3, &w, &[-1.0, 2.0, 0.0], mu, &mut r, 1e-14, 50));
+        assert!(newton_ac(
+            3,
+            &w,
+            1.0,
+            &[-1.0, 2.0, 0.0],
+            mu,
+            &mut r,
+            1e-14,
+            50
+        ));
         assert!((r[0] - 1.0).abs() < 1e-13 && (r[1] + mu).abs() < 1e-13);
         let mut r = [0.0; 3];
         assert!(projection(

@@ -4,10 +4,15 @@
 //! problem u_i = W_ii r_i + q̃_i with q̃_i = q_i + Σ_{j≠i} W_ij r_j (the
 //! other impulses at their latest values) by a local solver, then with
 //! over-relaxation ω takes r_i ← P_K(ω r_i^new + (1 − ω) r_i^old). A sweep
-//! costs O(stored blocks of W). The full error (see
-//! [`FrictionProblem::errors`]) is computed every 10 sweeps and whenever the
-//! relative change ‖r^{k+1} − r^k‖ / ‖r^{k+1}‖ falls below the tolerance.
-//! Once sized, a solve does not allocate.
+//! costs O(stored blocks of W). The Alart–Curnier local solver first tries
+//! the closed forms of `local::closed_form` (separated: q̃_N ≥ 0 gives
+//! r_i = 0; sticking: r_i = −W_ii⁻¹ q̃_i when it lies in the cone, with W_ii⁻¹
+//! computed once per solve) and runs the local Newton on the other (sliding)
+//! contacts only. The full error (see [`FrictionProblem::errors`]) is
+//! computed every 10 sweeps and whenever the relative change
+//! ‖r^{k+1} − r^k‖ / ‖r^{k+1}‖ falls below the tolerance, with u = W r + q
+//! over the same block rows; the reported error is recomputed from the
+//! returned r. Once sized, a solve does not allocate.
 //!
 //! With [`Nsgs::with_shuffle`] each sweep visits the contacts in a fresh
 //! random permutation (Fisher–Yates from a `SmallRng` seeded at the start of
@@ -104,6 +109,19 @@ impl Nsgs {
     }
 
     fn sweep_d<const D: usize>(&mut self, p: &FrictionProblem, r: &mut [f64]) -> (f64, f64) {
+        // The storage of the block rows is chosen once per sweep.
+        if self.contacts.is_csr() {
+            self.sweep_s::<D, true>(p, r)
+        } else {
+            self.sweep_s::<D, false>(p, r)
+        }
+    }
+
+    fn sweep_s<const D: usize, const CSR: bool>(
+        &mut self,
+        p: &FrictionProblem,
+        r: &mut [f64],
+    ) -> (f64, f64) {
         let nc = p.contacts();
         if let Some(rng) = self.rng.as_mut() {
             self.order.shuffle(rng);
@@ -112,11 +130,11 @@ impl Nsgs {
         if self.rng.is_some() {
             for k in 0..nc {
                 let i = self.order[k];
-                self.visit::<D>(p, i, r, &mut dr2, &mut r2);
+                self.visit::<D, CSR>(p, i, r, &mut dr2, &mut r2);
             }
         } else {
             for i in 0..nc {
-                self.visit::<D>(p, i, r, &mut dr2, &mut r2);
+                self.visit::<D, CSR>(p, i, r, &mut dr2, &mut r2);
             }
         }
         (dr2, r2)
@@ -124,9 +142,9 @@ impl Nsgs {
 
     /// Solves contact i's local problem with the others frozen; adds its
     /// ‖Δr_i‖² and ‖r_i‖² to `dr2` and `r2`. `D` is the contact dimension
-    /// (2 or 3, `p.dim`).
+    /// (2 or 3, `p.dim`), `CSR` whether W's block rows are in the CSR.
     #[inline(always)]
-    fn visit<const D: usize>(
+    fn visit<const D: usize, const CSR: bool>(
         &self,
         p: &FrictionProblem,
         i: usize,
@@ -135,7 +153,7 @@ impl Nsgs {
         r2: &mut f64,
     ) {
         let mut ql = [0.0; 3];
-        self.contacts.local_q(p, i, r, &mut ql);
+        self.contacts.local_q::<CSR>(p, i, r, &mut ql);
         let w = &self.contacts.diag[i];
         let mu = p.mu[i];
         let ri: &mut [f64; D] = match (&mut r[i * D..i * D + D]).try_into() {
@@ -143,18 +161,34 @@ impl Nsgs {
             Err(_) => return,
         };
         let old = *ri;
-        let scale = ql[..D].iter().fold(0.0f64, |m, v| m.max(v.abs()))
-            + ri.iter().fold(0.0f64, |m, v| m.max(v.abs()))
-                * (0..D).fold(0.0f64, |m, k| m.max(w[k][k].abs()));
-        let tol = self.local_rel * scale + f64::MIN_POSITIVE;
+        let local_tol = |ri: &[f64; D]| {
+            let scale = ql[..D].iter().fold(0.0f64, |m, v| m.max(v.abs()))
+                + ri.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+                    * (0..D).fold(0.0f64, |m, k| m.max(w[k][k].abs()));
+            self.local_rel * scale + f64::MIN_POSITIVE
+        };
         match self.local {
             LocalSolver::NewtonAc => {
-                // Literal sizes let the inlined local solver unroll.
-                if !local::newton_ac(D, w, &ql, mu, ri, tol, 10) {
-                    local::projection(D, w, &ql, mu, ri, tol, 20);
+                // Separated (q̃_N ≥ 0) costs one comparison; sticking one
+                // product with the stored W_ii⁻¹; only a sliding contact
+                // iterates, from its previous r_i.
+                if q_separated(&ql) {
+                    *ri = [0.0; D];
+                } else {
+                    let tol = local_tol(ri);
+                    let inv = self.contacts.inv[i].as_ref();
+                    if local::closed_form(D, w, inv, &ql, mu, ri, tol).is_none() {
+                        local::sliding_start(D, w, &ql, mu, ri);
+                        let rho = self.contacts.rho[i];
+                        // Literal sizes let the inlined local solver unroll.
+                        if !local::newton_ac(D, w, rho, &ql, mu, ri, tol, 10) {
+                            local::projection(D, w, &ql, mu, ri, tol, 20);
+                        }
+                    }
                 }
             }
             LocalSolver::Projection => {
+                let tol = local_tol(ri);
                 local::projection(D, w, &ql, mu, ri, tol, 1);
             }
         }
@@ -197,7 +231,7 @@ impl Nsgs {
                 return k;
             }
             if k % 10 == 0 || dr2 <= tol * tol * r2 || k == max_sweeps {
-                p.compute_u(r, u);
+                self.contacts.velocity(p, r, u);
                 if p.errors(r, u).siconos <= tol {
                     return k;
                 }
@@ -205,6 +239,13 @@ impl Nsgs {
         }
         max_sweeps
     }
+}
+
+/// The separated case of a contact: q̃_N ≥ 0, whose solution is r = 0
+/// (see `local::closed_form`).
+#[inline(always)]
+fn q_separated(ql: &[f64; 3]) -> bool {
+    ql[0] >= 0.0
 }
 
 impl FrictionSolver for Nsgs {
