@@ -170,7 +170,10 @@ fn sparse_newton_second_solve_of_the_same_pattern_allocates_nothing() {
 /// contact and horizontal velocities 0.5·sin(i) (neighbours slide, then
 /// stick): every contact is active at every step, so the one-step problem
 /// keeps its block pattern.
-fn resting_frictional_column(beads: usize) -> nonsmooth::simulation::TimeStepping {
+fn resting_frictional_column(
+    beads: usize,
+    assembly: nonsmooth::simulation::Assembly,
+) -> nonsmooth::simulation::TimeStepping {
     use nonsmooth_scenario::Scenario;
     let text = r#"
 name = "resting_column"
@@ -211,7 +214,9 @@ record = ["bead0.q"]
     let mut scenario = Scenario::from_str(text, "column.toml").unwrap();
     scenario.set_parameter("beads", beads as f64).unwrap();
     let built = scenario.build().unwrap();
-    nonsmooth::simulation::TimeStepping::new(built.model.clone(), built.settings.clone()).unwrap()
+    let mut settings = built.settings.clone();
+    settings.assembly = assembly;
+    nonsmooth::simulation::TimeStepping::new(built.model.clone(), settings).unwrap()
 }
 
 /// Moreau–Jean steps with frictional contacts over an unchanged set of
@@ -225,10 +230,21 @@ record = ["bead0.q"]
 /// set-up's allocations, and the counted steps to solve real problems.
 #[test]
 fn frictional_time_steps_over_the_same_contacts_allocate_nothing() {
+    steps_allocate_nothing(nonsmooth::simulation::Assembly::Auto);
+}
+
+/// The same with the problem assembled over all contacts (its pattern
+/// built once for the run).
+#[test]
+fn frictional_time_steps_over_all_contacts_allocate_nothing() {
+    steps_allocate_nothing(nonsmooth::simulation::Assembly::Sparse);
+}
+
+fn steps_allocate_nothing(assembly: nonsmooth::simulation::Assembly) {
     use nonsmooth::modelling::InteractionId;
     for beads in [20, 120] {
         let before = allocations();
-        let mut sim = resting_frictional_column(beads);
+        let mut sim = resting_frictional_column(beads, assembly);
         for _ in 0..500 {
             sim.step().unwrap();
         }

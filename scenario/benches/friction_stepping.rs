@@ -18,7 +18,9 @@
 //! excluded), the best of `NONSMOOTH_BENCH_REPEAT` runs (default 5), each
 //! to `t_end` or `NONSMOOTH_BENCH_SECONDS` (default 5) of wall time.
 //! `NONSMOOTH_BENCH_SOLVER` names the frictional runs' one-step solver
-//! (`[simulation] solver`; `default` when unset).
+//! (`[simulation] solver`; `default` when unset), `NONSMOOTH_BENCH_ASSEMBLY`
+//! the storage of both runs' one-step problems (`dense`: over the active
+//! contacts, `sparse`: over all of them; `auto` when unset).
 //!
 //! Run: `cargo bench -p nonsmooth-scenario --bench friction_stepping [N...]`
 //! (default N = 100 1000).
@@ -26,7 +28,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nonsmooth::simulation::{StepOutcome, TimeStepping};
+use nonsmooth::simulation::{Assembly, StepOutcome, TimeStepping};
 use nonsmooth_scenario::Scenario;
 
 /// The frictional column; `FRICTIONLESS` is derived from it.
@@ -97,13 +99,20 @@ fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
 }
 
 /// Best µs per step, steps done, steps in the run, solver iterations per step.
-fn per_step(text: &str, beads: usize, budget: Duration, repeat: usize) -> (f64, u64, u64, f64) {
+fn per_step(
+    text: &str,
+    beads: usize,
+    assembly: Assembly,
+    budget: Duration,
+    repeat: usize,
+) -> (f64, u64, u64, f64) {
     let mut scenario = Scenario::from_str(text, "beads_column_friction.toml").expect("parse");
     scenario
         .set_parameter("beads", beads as f64)
         .expect("beads parameter");
     let built = scenario.build().expect("build");
-    let settings = built.settings.clone();
+    let mut settings = built.settings.clone();
+    settings.assembly = assembly;
     let total = ((settings.t_end - settings.t0) / settings.step).round() as u64;
     let mut best = (f64::INFINITY, 0, total, 0.0);
     for _ in 0..repeat {
@@ -147,6 +156,13 @@ fn main() {
     } else {
         sizes
     };
+    // NONSMOOTH_BENCH_ASSEMBLY: the frictional runs' storage, `dense` (over
+    // the active contacts) or `sparse` (over all contacts); `auto` when unset.
+    let assembly = match std::env::var("NONSMOOTH_BENCH_ASSEMBLY").as_deref() {
+        Ok("dense") => Assembly::Dense,
+        Ok("sparse") => Assembly::Sparse,
+        _ => Assembly::Auto,
+    };
     let frictionless = frictionless();
     // NONSMOOTH_BENCH_SOLVER: the frictional runs' one-step solver (default: "default").
     let frictional = match std::env::var("NONSMOOTH_BENCH_SOLVER") {
@@ -160,8 +176,8 @@ fn main() {
     println!("|---|---|---|---|---|");
     let mut fric = Vec::new();
     for &n in &sizes {
-        let (f0, s0, t0, _) = per_step(&frictionless, n, budget, repeat);
-        let (f1, s1, t1, it) = per_step(&frictional, n, budget, repeat);
+        let (f0, s0, t0, _) = per_step(&frictionless, n, Assembly::Auto, budget, repeat);
+        let (f1, s1, t1, it) = per_step(&frictional, n, assembly, budget, repeat);
         println!(
             "| {n} | {f0:.1} ({s0}/{t0}) | {f1:.1} ({s1}/{t1}) | {:.2} | {it:.1} |",
             f1 / f0

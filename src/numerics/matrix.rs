@@ -326,8 +326,43 @@ impl ProblemMatrix for BlockSparseMatrix {
             return;
         }
         for r in 0..self.row_ptr.len() - 1 {
-            for k in self.row_ptr[r]..self.row_ptr[r + 1] {
-                let (r0, nr, c0, nc) = self.block_dims(r, self.block_col[k]);
+            let (r0, nr) = (
+                self.row_offsets[r],
+                self.row_offsets[r + 1] - self.row_offsets[r],
+            );
+            let blocks = self.row_ptr[r]..self.row_ptr[r + 1];
+            if nr == 2 || nr == 3 {
+                // Contact blocks (2D and 3D): the block row's sums kept in
+                // registers, added in the order of the general loop below.
+                let mut acc = [0.0; 3];
+                acc[..nr].copy_from_slice(&y[r0..r0 + nr]);
+                for (&c, w) in self.block_col[blocks.clone()]
+                    .iter()
+                    .zip(self.value_ptr[blocks.start..=blocks.end].windows(2))
+                {
+                    let (c0, nc) = (
+                        self.col_offsets[c],
+                        self.col_offsets[c + 1] - self.col_offsets[c],
+                    );
+                    let blk = &self.values[w[0]..w[1]];
+                    for (col, &xj) in blk.chunks_exact(nr).zip(&x[c0..c0 + nc]) {
+                        let s = alpha * xj;
+                        for (a, &v) in acc.iter_mut().zip(col) {
+                            *a += v * s;
+                        }
+                    }
+                }
+                y[r0..r0 + nr].copy_from_slice(&acc[..nr]);
+                continue;
+            }
+            for k in blocks {
+                let (c0, nc) = {
+                    let c = self.block_col[k];
+                    (
+                        self.col_offsets[c],
+                        self.col_offsets[c + 1] - self.col_offsets[c],
+                    )
+                };
                 let blk = &self.values[self.value_ptr[k]..self.value_ptr[k + 1]];
                 if nr == 1 && nc == 1 {
                     // Scalar blocks (one-dimensional contacts): the common case.

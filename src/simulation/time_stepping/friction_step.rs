@@ -35,13 +35,16 @@
 
 use nalgebra::DMatrix;
 
+use super::friction_pattern::{
+    block_pairs, build_pattern, fill_values, identity_inactive, select_blocks, Layout, Pattern,
+};
 use super::interaction_work::{contact_status, InteractionWork, RowKind, STATUS_SEPARATED};
+use super::problem::Assembly;
 use super::system_work::SystemWork;
 use crate::modelling::model::{Model, SystemId};
 use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver};
-use crate::numerics::matrix::Block;
 use crate::numerics::report::SolveReport;
-use crate::numerics::{BlockSparseMatrix, Matrix, SolverSettings};
+use crate::numerics::{Matrix, SolverSettings};
 use crate::simulation::error::SimulationError;
 
 /// A problem of one size: the contacts' problem and its unknowns.
@@ -51,6 +54,22 @@ struct Sized {
     u: Vec<f64>,
     /// W's block pattern when W is block-sparse (None while dense).
     pattern: Option<Pattern>,
+}
+
+/// The problem over every contact of the model, whose pattern is built once
+/// for the run: an inactive contact holds the identity diagonal block, no
+/// coupling and q = 0 (so P = 0), and a change of the active set only
+/// rewrites values.
+struct AllContacts {
+    layout: Layout,
+    slot: Sized,
+    /// Contacts (block row, block column) of every stored block.
+    pairs: Vec<(usize, usize)>,
+    /// With constant blocks: W as if every interaction were active.
+    full: Option<Vec<f64>>,
+    /// With constant blocks: the active flags W was last written for.
+    held: Vec<bool>,
+    held_valid: bool,
 }
 
 /// Newton steps tried from the warm start before the default chain.
@@ -88,6 +107,13 @@ pub(crate) struct FrictionStep {
     /// Equality rows (natural indices) and contact rows (natural indices, by position).
     eq_rows: Vec<usize>,
     pos_row: Vec<usize>,
+    /// How W is stored: over the active contacts (pattern rebuilt when the
+    /// active set changes) or over all contacts (pattern built once).
+    assembly: Assembly,
+    /// Whether any row of the model is an equality.
+    has_equalities: bool,
+    /// The problem over all contacts, built on first use.
+    all: Option<AllContacts>,
 }
 
 impl FrictionStep {
@@ -95,6 +121,7 @@ impl FrictionStep {
         inters: &[InteractionWork],
         name: &str,
         settings: SolverSettings,
+        assembly: Assembly,
     ) -> Result<Self, SimulationError> {
         let dim = inters
             .iter()
@@ -133,6 +160,9 @@ impl FrictionStep {
             padded: Vec::with_capacity(total * dim),
             eq_rows: Vec::with_capacity(total),
             pos_row: Vec::with_capacity(total * dim),
+            assembly,
+            has_equalities: inters.iter().any(|w| w.rows.contains(&RowKind::Equality)),
+            all: None,
         })
     }
 
@@ -208,6 +238,15 @@ impl FrictionStep {
         }
         if n == 0 {
             return Ok(None);
+        }
+        if !self.has_equalities {
+            // Over all contacts on request only: with the Newton Jacobian
+            // factored by faer's sparse LU over every unknown, inactive
+            // contacts cost as much as active ones, which outweighs the
+            // pattern kept (docs/simulation-benchmark.md).
+            if self.assembly == Assembly::Sparse {
+                return self.solve_all(model, sys, inters, fixed, t, step);
+            }
         }
         if self.eq_rows.is_empty() {
             return self.solve_sparse(model, sys, inters, fixed, t, step);
@@ -325,7 +364,7 @@ impl FrictionStep {
             }
             elimination = Some(rhs);
         }
-        self.finish(inters, elimination, t, step, size)
+        self.finish(inters, elimination, false, t, step, size)
     }
 
     /// Without equalities: W assembled block-sparse, one d × d block per
@@ -392,7 +431,7 @@ impl FrictionStep {
         // Constant blocks (`fixed`) over the same active set: W is the
         // last one.
         if !(same && fixed) {
-            fill_values(w, pat, inters, &self.row_of, &self.place, d);
+            fill_values(w, pat, inters, &self.row_of, &self.place, d, false);
         }
         slot.problem.q.fill(0.0);
         slot.problem.mu.copy_from_slice(&self.mu);
@@ -401,20 +440,134 @@ impl FrictionStep {
                 slot.problem.q[p] = self.b[row];
             }
         }
-        self.finish(inters, None, t, step, size)
+        self.finish(inters, None, false, t, step, size)
+    }
+
+    /// Over all contacts of the model (no equalities): W's pattern, and
+    /// the sparse Newton Jacobian's analysis with it, are built once for
+    /// the run. Each step writes the values of the active set — the
+    /// products of active pairs and the identity on inactive contacts, or,
+    /// with constant blocks, a selection of the blocks computed once (not
+    /// even that when the active set is the last one) — and q, zero on
+    /// inactive contacts.
+    fn solve_all(
+        &mut self,
+        model: &Model,
+        sys: &[SystemWork],
+        inters: &mut [InteractionWork],
+        fixed: bool,
+        t: f64,
+        step: u64,
+    ) -> Result<Option<SolveReport>, SimulationError> {
+        let d = self.dim;
+        if self.all.is_none() {
+            let layout = Layout::new(inters, d);
+            let nc = layout.mu.len();
+            let every: Vec<usize> = (0..inters.len()).collect();
+            let (w, pattern) = build_pattern(
+                model,
+                inters,
+                &every,
+                &layout.first_row,
+                &layout.place,
+                &layout.padded,
+                d,
+                nc,
+            )?;
+            let pairs = block_pairs(&w);
+            self.all = Some(AllContacts {
+                slot: Sized {
+                    problem: FrictionProblem {
+                        dim: d,
+                        w: Matrix::BlockSparse(w),
+                        q: vec![0.0; nc * d],
+                        mu: layout.mu.clone(),
+                    },
+                    r: vec![0.0; nc * d],
+                    u: vec![0.0; nc * d],
+                    pattern: Some(pattern),
+                },
+                layout,
+                pairs,
+                full: None,
+                held: vec![false; inters.len()],
+                held_valid: false,
+            });
+        }
+        let all = self.all.as_mut().expect("problem over all contacts");
+        let lay = &all.layout;
+        // b of the active rows, and their (fixed) positions.
+        for (k, &a) in self.active.iter().enumerate() {
+            let wa = &inters[a];
+            let oa = self.offset[k];
+            wa.free_output(sys, &mut self.b[oa..oa + wa.m]);
+            let first = lay.first_row[a];
+            self.place[oa..oa + wa.m].copy_from_slice(&lay.place[first..first + wa.m]);
+        }
+        let (Matrix::BlockSparse(w), Some(pat)) = (&mut all.slot.problem.w, &all.slot.pattern)
+        else {
+            unreachable!("block-sparse problem over all contacts")
+        };
+        if fixed {
+            if all.full.is_none() {
+                fill_values(w, pat, inters, &lay.first_row, &lay.place, d, false);
+                all.full = Some(w.values_mut().to_vec());
+                all.held_valid = false;
+            }
+            let same = all.held_valid
+                && all
+                    .held
+                    .iter()
+                    .zip(inters.iter())
+                    .all(|(h, w)| *h == w.active);
+            if !same {
+                let full = all.full.as_ref().expect("constant blocks");
+                select_blocks(w, full, &all.pairs, lay, inters, d);
+                for (h, w) in all.held.iter_mut().zip(inters.iter()) {
+                    *h = w.active;
+                }
+                all.held_valid = true;
+            }
+        } else {
+            fill_values(w, pat, inters, &lay.first_row, &lay.place, d, true);
+            identity_inactive(w, lay, inters, d);
+            all.held_valid = false;
+        }
+        let q = &mut all.slot.problem.q;
+        q.fill(0.0);
+        for (k, &a) in self.active.iter().enumerate() {
+            let oa = self.offset[k];
+            for r in 0..inters[a].m {
+                let p = self.place[oa + r];
+                if p != usize::MAX {
+                    q[p] = self.b[oa + r];
+                }
+            }
+        }
+        let size = lay.mu.len() * d;
+        self.finish(inters, None, true, t, step, size)
     }
 
     /// Warm start, solve, and write λ and the status back.
+    /// `over_all`: the problem is the one over all contacts (its inactive
+    /// contacts start from P = 0).
     fn finish(
         &mut self,
         inters: &mut [InteractionWork],
         elimination: Option<DMatrix<f64>>,
+        over_all: bool,
         t: f64,
         step: u64,
         size: usize,
     ) -> Result<Option<SolveReport>, SimulationError> {
         let nc = self.mu.len();
-        let slot = self.sized[nc].as_mut().expect("problem of this size");
+        let slot = if over_all {
+            let slot = &mut self.all.as_mut().expect("problem over all contacts").slot;
+            slot.r.fill(0.0);
+            slot
+        } else {
+            self.sized[nc].as_mut().expect("problem of this size")
+        };
         // Warm start from the previous impulses.
         for (k, &a) in self.active.iter().enumerate() {
             let (oa, w) = (self.offset[k], &inters[a]);
@@ -425,8 +578,10 @@ impl FrictionStep {
                 }
             }
         }
-        for &p in &self.padded {
-            slot.r[p] = 0.0;
+        if !over_all {
+            for &p in &self.padded {
+                slot.r[p] = 0.0;
+            }
         }
         let report = match &mut self.first {
             // Newton from the previous step's impulses; the chain from the
@@ -488,141 +643,5 @@ impl FrictionStep {
             }
         }
         Ok(Some(report))
-    }
-}
-
-/// One product out_α,s · resp_β,s of the assembly of W: interactions α and
-/// β (both active) share system s, the `ka`-th of α and the `kb`-th of β.
-/// Entry (r, c) of the product (row r of α, row c of β) lands in stored
-/// block `Pattern::entry_block[at + c·m_α + r]` (an interaction with
-/// several contacts spreads its rows over several block rows).
-struct Product {
-    a: usize,
-    ka: usize,
-    b: usize,
-    kb: usize,
-    at: usize,
-}
-
-/// The block pattern of W over one set of active interactions.
-struct Pattern {
-    /// The active interactions it was built for.
-    active: Vec<usize>,
-    /// The products, in assembly order.
-    products: Vec<Product>,
-    /// Stored block of every product entry (see [`Product`]).
-    entry_block: Vec<usize>,
-    /// Padded tangent rows: (stored diagonal block, row within it).
-    pads: Vec<(usize, usize)>,
-}
-
-/// Builds W's block pattern over the active interactions (values zero)
-/// and the map of every product entry to its block. `row_of` gives each
-/// active interaction's first row, `place` each row's position in the
-/// contacts' problem, `padded` the padded positions.
-#[allow(clippy::too_many_arguments)]
-fn build_pattern(
-    model: &Model,
-    inters: &[InteractionWork],
-    active: &[usize],
-    row_of: &[usize],
-    place: &[usize],
-    padded: &[usize],
-    d: usize,
-    nc: usize,
-) -> Result<(BlockSparseMatrix, Pattern), SimulationError> {
-    let mut products = Vec::new();
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let mut entry_pair = Vec::new();
-    for &a in active {
-        let wa = &inters[a];
-        let oa = row_of[a];
-        for (ka, &s) in wa.systems.iter().enumerate() {
-            for b_id in model.interactions_of(SystemId(s)) {
-                let ob = row_of[b_id.0];
-                if ob == usize::MAX {
-                    continue;
-                }
-                let wb = &inters[b_id.0];
-                let kb = wb
-                    .systems
-                    .iter()
-                    .position(|&x| x == s)
-                    .expect("linked system");
-                products.push(Product {
-                    a,
-                    ka,
-                    b: b_id.0,
-                    kb,
-                    at: entry_pair.len(),
-                });
-                for c in 0..wb.m {
-                    for r in 0..wa.m {
-                        let pair = (place[oa + r] / d, place[ob + c] / d);
-                        entry_pair.push(pair);
-                        pairs.push(pair);
-                    }
-                }
-            }
-        }
-    }
-    pairs.extend(padded.iter().map(|&p| (p / d, p / d)));
-    pairs.sort_unstable();
-    pairs.dedup();
-    let blocks = pairs
-        .iter()
-        .map(|&(row, col)| Block {
-            row,
-            col,
-            values: vec![0.0; d * d],
-        })
-        .collect();
-    let sizes = vec![d; nc];
-    let w = BlockSparseMatrix::new(&sizes, &sizes, blocks).map_err(SimulationError::Numerics)?;
-    let index = |(r, c): (usize, usize)| w.block_index(r, c).expect("stored block");
-    let entry_block = entry_pair.iter().map(|&pair| index(pair)).collect();
-    let pads = padded
-        .iter()
-        .map(|&p| (index((p / d, p / d)), p % d))
-        .collect();
-    let pattern = Pattern {
-        active: active.to_vec(),
-        products,
-        entry_block,
-        pads,
-    };
-    Ok((w, pattern))
-}
-
-/// Writes W's values over its pattern: every product out_α,s · resp_β,s
-/// summed into its blocks, and 1 on the padded tangent rows.
-fn fill_values(
-    w: &mut BlockSparseMatrix,
-    pat: &Pattern,
-    inters: &[InteractionWork],
-    row_of: &[usize],
-    place: &[usize],
-    d: usize,
-) {
-    w.values_mut().fill(0.0);
-    for pr in &pat.products {
-        let (wa, wb) = (&inters[pr.a], &inters[pr.b]);
-        let (out_a, resp_b) = (&wa.out[pr.ka], &wb.resp[pr.kb]);
-        let (oa, ob) = (row_of[pr.a], row_of[pr.b]);
-        for c in 0..wb.m {
-            let pc = place[ob + c] % d;
-            for r in 0..wa.m {
-                let rr = place[oa + r] % d;
-                let mut v = 0.0;
-                for i in 0..out_a.ncols() {
-                    v += out_a[(r, i)] * resp_b[(i, c)];
-                }
-                let blk = pat.entry_block[pr.at + c * wa.m + r];
-                w.block_values_mut(blk)[pc * d + rr] += v;
-            }
-        }
-    }
-    for &(blk, j) in &pat.pads {
-        w.block_values_mut(blk)[j * d + j] = 1.0;
     }
 }

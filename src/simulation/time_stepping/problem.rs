@@ -99,19 +99,28 @@ pub(crate) struct OneStepProblem {
 /// solved sparse; at or below, dense over the active interactions.
 const DENSE_ACTIVE_ROWS: usize = 48;
 
+/// Above this many rows in all, [`Assembly::Auto`] assembles an LCP
+/// block-sparse over all interactions (at steps with more than
+/// [`DENSE_ACTIVE_ROWS`] active rows).
+const SPARSE_FROM_ROWS: usize = 64;
+
 /// How the one-step problem is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Assembly {
     /// For an LCP with more than 64 rows in all: block-sparse over all
     /// interactions at steps with more than 48 active rows, dense over the
-    /// active ones at the others. Dense over the active ones otherwise.
+    /// active ones at the others. A frictional problem: over the active
+    /// contacts (as `Dense`). Dense over the active ones otherwise.
     #[default]
     Auto,
-    /// Dense over the active interactions.
+    /// Over the active interactions (dense; block-sparse for a frictional
+    /// problem without equalities).
     Dense,
-    /// Block-sparse over all interactions (LCP only): the pattern is fixed
-    /// for the run; an inactive interaction's rows become z = 0 (identity
-    /// diagonal block, zero coupling, q = 1).
+    /// Block-sparse over all interactions (LCP, or frictional without
+    /// equalities): the pattern is fixed for the run; an inactive
+    /// interaction's rows become z = 0 (LCP: identity diagonal block, zero
+    /// coupling, q = 1; frictional contact: identity diagonal block, zero
+    /// coupling, q = 0, hence P = 0).
     Sparse,
 }
 
@@ -418,12 +427,14 @@ impl OneStepProblem {
         let total: usize = inters.iter().map(|w| w.m).sum();
         let sparse = match (assembly, family) {
             (Assembly::Sparse, ProblemFamily::Lcp) => true,
+            // Frictional problems have their own assembly over all contacts.
+            (Assembly::Sparse, ProblemFamily::Friction) if !has[1] => false,
             (Assembly::Sparse, _) => {
                 return Err(SimulationError::Unsupported(
-                    "sparse assembly is available for LCP one-step problems only".into(),
+                    "sparse assembly is available for LCP and frictional (without equalities) one-step problems only".into(),
                 ))
             }
-            (Assembly::Auto, ProblemFamily::Lcp) => total > 64,
+            (Assembly::Auto, ProblemFamily::Lcp) => total > SPARSE_FROM_ROWS,
             _ => false,
         };
         let sparse = if sparse {
@@ -449,7 +460,7 @@ impl OneStepProblem {
             fixed: vec![false; inters.len()],
             all_fixed: false,
             friction: if family == ProblemFamily::Friction {
-                Some(FrictionStep::new(inters, solver, settings)?)
+                Some(FrictionStep::new(inters, solver, settings, assembly)?)
             } else {
                 None
             },
