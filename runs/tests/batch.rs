@@ -102,7 +102,7 @@ fn batched_smc_points_equal_fresh_runs_bit_for_bit() {
             ("step", 2e-4.into()),
             ("alpha", "2 * step".into()),
         ]),
-        set(&[short.clone()]),
+        set(std::slice::from_ref(&short)),
     ];
     let mut batch = Batch::new();
     let mut failed = 0;
