@@ -165,3 +165,84 @@ fn a_failed_run_is_an_error_row_and_bad_input_exits_2() {
         assert!(err.contains(what), "{err}");
     }
 }
+
+/// A co-simulation sweep in one batch (`-j 1`: every point in one thread,
+/// the FMU opened once and instantiated afresh per point) gives each point
+/// the numbers a separate `nonsmooth run` (its own process, the FMU
+/// opened anew) writes, to the last digit of the CSV (shortest round-trip
+/// decimals: equal text is equal bits). A point whose value is bad in the
+/// middle of the batch is an error row, and the next point is unaffected.
+#[test]
+fn a_cosimulation_sweep_keeps_its_fmus_open_and_equals_separate_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = dir.path().join("double_integrator_plant.fmu");
+    let out = nonsmooth(&[
+        "fmu",
+        "export",
+        manifest()
+            .join("examples/double_integrator_plant.toml")
+            .to_str()
+            .unwrap(),
+        "-o",
+        fmu.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let scenario = dir.path().join("fmu_plant_smc.toml");
+    std::fs::copy(manifest().join("examples/fmu_plant_smc.toml"), &scenario).unwrap();
+    let table = dir.path().join("t.csv");
+    let out = nonsmooth(&[
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--grid",
+        "alpha=0.5,2*pi,nonsense,4",
+        "--t-end",
+        "1.5",
+        "--metric",
+        "s=final(controller.sigma[0])",
+        "--metric",
+        "x=final(plant.plant.x[0])",
+        "-o",
+        table.to_str().unwrap(),
+        "-j",
+        "1",
+    ]);
+    // A failed point makes the exit status 1 (error rows), not 2.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (header, rows) = read_table(&table);
+    assert_eq!(header, ["alpha", "s", "x", "error"]);
+    assert_eq!(rows.len(), 4);
+    assert!(rows[2][3].contains("nonsense"), "{:?}", rows[2]);
+    for row in rows.iter().filter(|r| r[3].is_empty()) {
+        let run_dir = dir.path().join(format!("run-{}", row[0].replace('*', "x")));
+        let out = nonsmooth(&[
+            "run",
+            "-q",
+            scenario.to_str().unwrap(),
+            "--set",
+            &format!("alpha={}", row[0]),
+            "--set",
+            "t_end=1.5",
+            "--out",
+            run_dir.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (h, r) = read_table(&run_dir.join("fmu_plant_smc.csv"));
+        let last = r.last().unwrap();
+        let col = |name: &str| &last[h.iter().position(|x| x == name).unwrap()];
+        assert_eq!(col("controller.sigma[0]"), &row[1], "alpha {}", row[0]);
+        assert_eq!(col("plant.plant.x[0]"), &row[2], "alpha {}", row[0]);
+    }
+}

@@ -10,14 +10,15 @@
 // is returned; a check runs once per file, not per step.
 #![allow(clippy::result_large_err)]
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use nonsmooth::control::{ControlLoop, LawCatalog};
 use nonsmooth::simulation::{simulate, Strategy};
 use nonsmooth_scenario::{
-    BuiltScenario, CosimBuild, CosimPlan, CouplingChoice, Endpoint, FmuCausality, FmuVariables,
-    NativePart, Place, Scenario, ScenarioError, Variable,
+    BuildCache, BuiltScenario, CosimBuild, CosimPlan, CouplingChoice, Endpoint, FmuCausality,
+    FmuVariables, NativePart, Place, Scenario, ScenarioError, Variable,
 };
 use thiserror::Error;
 
@@ -85,10 +86,56 @@ pub fn build_until(
     catalog: Arc<dyn LawCatalog>,
     t_end: Option<f64>,
 ) -> Result<(BuiltScenario, ControlLoop), BuildError> {
+    build_batched(scenario, catalog, t_end, &mut OpenFmus::default(), None)
+}
+
+/// FMUs kept open across the builds of a batch (a sweep's points: the
+/// same scenario, other parameter values), by file: an FMU is unpacked and
+/// its description read once per batch, and each point instantiates it
+/// afresh (FMI 2.0 instances of one FMU are independent), so a point's
+/// run is the run a freshly opened FMU gives. A file is read once per
+/// batch: changing it during the batch is not seen.
+#[derive(Debug, Default)]
+pub struct OpenFmus {
+    fmus: HashMap<PathBuf, Arc<Fmu>>,
+}
+
+impl OpenFmus {
+    /// How many FMU files are open.
+    pub fn len(&self) -> usize {
+        self.fmus.len()
+    }
+
+    /// True when no FMU is open.
+    pub fn is_empty(&self) -> bool {
+        self.fmus.is_empty()
+    }
+
+    /// The FMU of `path`, loaded on first use.
+    fn load(&mut self, path: &std::path::Path) -> Result<Arc<Fmu>, CosimError> {
+        if let Some(f) = self.fmus.get(path) {
+            return Ok(Arc::clone(f));
+        }
+        let f = Fmu::load(path)?;
+        self.fmus.insert(path.to_path_buf(), Arc::clone(&f));
+        Ok(f)
+    }
+}
+
+/// As [`build_until`], one point of a batch: the FMUs from `open` (opened
+/// there on first use), the expressions parsed through `cache` when given
+/// ([`Scenario::build_cosim_cached`]).
+pub fn build_batched(
+    scenario: &Scenario,
+    catalog: Arc<dyn LawCatalog>,
+    t_end: Option<f64>,
+    open: &mut OpenFmus,
+    cache: Option<&BuildCache>,
+) -> Result<(BuiltScenario, ControlLoop), BuildError> {
     let Some(plan) = scenario.cosim_plan()? else {
         return Err(BuildError::NotCosim(scenario.path().to_path_buf()));
     };
-    let fmus = open_plan(&plan)?;
+    let fmus = open_plan_in(&plan, open)?;
     let vars: Vec<FmuVariables> = plan
         .fmus
         .iter()
@@ -116,7 +163,7 @@ pub fn build_until(
         mut built,
         interfaces: ifaces,
         native,
-    } = scenario.build_cosim_with(catalog, &plan, &vars)?;
+    } = scenario.build_cosim_cached(catalog, &plan, &vars, cache)?;
     if let Some(t_end) = t_end {
         if !(t_end.is_finite() && t_end > built.settings.t0) {
             return Err(BuildError::EndTime {
@@ -274,9 +321,15 @@ fn located(scenario: &Scenario, plan: &CosimPlan, t0: f64, e: CosimError) -> Bui
 /// Opens the plan's FMUs, in plan order, and checks every name the plan
 /// gives against their model descriptions.
 pub fn open_plan(plan: &CosimPlan) -> Result<Vec<Arc<Fmu>>, ScenarioError> {
+    open_plan_in(plan, &mut OpenFmus::default())
+}
+
+/// As [`open_plan`], taking the FMUs already open in `open`.
+pub fn open_plan_in(plan: &CosimPlan, open: &mut OpenFmus) -> Result<Vec<Arc<Fmu>>, ScenarioError> {
     let mut fmus = Vec::with_capacity(plan.fmus.len());
     for f in &plan.fmus {
-        let fmu = Fmu::load(&f.path)
+        let fmu = open
+            .load(&f.path)
             .map_err(|e| invalid(&f.name_place, format!("FMU `{}`: {e}", f.name)))?;
         for (variable, _, place) in &f.parameters {
             expect(&fmu, &f.name, variable, place, VarCausality::Parameter)?;

@@ -56,26 +56,31 @@ def bench_run(cli, repeat=20):
         print(f"  nonsmooth run (CSV)       : {c * 1e3:8.3f} ms  ({c / wall:.1f}× the Python call)")
 
 
-def bench_sweep(n, workers=2):
+def bench_sweep(n, workers=2, batch=None):
     # Every point distinct (a sweep that repeated its points would let an
     # executor that merges identical tasks skip work: Dask did, before the
     # sweep's tasks carried their index).
     samples = [{"alpha": 1.0 + k / n} for k in range(n)]
     metrics = {"s": nonsmooth.final("controller.sigma[0]")}
     text = SMC.read_text()
-    common = dict(samples=samples, metrics=metrics, set={"t_end": 0.1})
+    # The sweep's own default (about four tasks per worker) unless given:
+    # the single-core pass runs the same batches, so that the speed-up
+    # compares the same work.
+    if batch is None:
+        batch = max(1, -(-n // (4 * workers)))
+    common = dict(samples=samples, metrics=metrics, set={"t_end": 0.1}, batch=batch)
 
     # Single core: the same batches, run in this process one after the other.
     from nonsmooth._sweep import Builtin, run_batch  # noqa: F401
 
     t = time.perf_counter()
-    batch = 250
     for i in range(0, n, batch):
         run_batch(text, str(SMC), [{**s, "t_end": 0.1} for s in samples[i:i + batch]],
                   [metrics["s"]])
     single = time.perf_counter() - t
     per_run = single / n
-    print(f"sweep of {n} runs of smc_tutorial, T = 0.1 (1 000 steps each), {workers} workers:")
+    print(f"sweep of {n} runs of smc_tutorial, T = 0.1 (1 000 steps each), {workers} workers, "
+          f"{batch} points per task ({-(-n // batch)} tasks):")
     print(f"  single core    : {single:7.2f} s  {n / single:8.0f} runs/s  ({per_run * 1e6:.0f} µs/run)")
 
     def report(name, wall):
@@ -118,12 +123,13 @@ def bench_cli_sweep(cli, n, workers=2):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=10_000)
+    p.add_argument("--batch", type=int, default=None, help="points per task (default: the sweep's)")
     default_cli = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "nonsmooth"
     p.add_argument("--cli", default=str(default_cli) if default_cli.exists() else None)
     a = p.parse_args()
     bench_run(a.cli)
     print(f"load average before the sweeps: {os.getloadavg()}")
-    bench_sweep(a.runs)
+    bench_sweep(a.runs, batch=a.batch)
     if a.cli:
         bench_cli_sweep(a.cli, a.runs)
     print(f"load average after: {os.getloadavg()}")

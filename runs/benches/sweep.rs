@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use nonsmooth_runs::{run, run_points, Metric, RunOptions};
-use nonsmooth_scenario::{Quantity, Scenario};
+use nonsmooth_scenario::{BuildCache, Quantity, Scenario};
 
 /// One pass over the points with the text read for every point; the
 /// metric's values, to check both ways agree.
@@ -59,22 +59,34 @@ fn best<T>(repeat: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     (fastest, out.expect("one pass"))
 }
 
-/// Where one point's time goes: reading the text, building the scenario,
-/// setting up the loop, stepping it (best of `repeat` each).
-fn parts(text: &str, path: &Path, t_end: f64, repeat: usize) -> [Duration; 4] {
-    let mut fastest = [Duration::MAX; 4];
-    for _ in 0..repeat.max(1) * 50 {
+/// Where one point's time goes: reading the text, building the scenario
+/// (fresh, and in a batch: through a [`BuildCache`] its earlier points
+/// filled), setting up the loop, stepping it (best of `repeat` each).
+fn parts(text: &str, path: &Path, t_end: f64, repeat: usize) -> [Duration; 5] {
+    let mut fastest = [Duration::MAX; 5];
+    let cache = BuildCache::default();
+    for k in 0..repeat.max(1) * 50 {
         let t0 = Instant::now();
         let mut s = Scenario::from_str(text, path).expect("parse");
         s.set_parameter("t_end", t_end).expect("t_end");
+        s.set_parameter("alpha", 1.0 + k as f64 * 1e-3)
+            .expect("alpha");
         let t1 = Instant::now();
         let built = s.build_with(nonsmooth_runs::laws()).expect("build");
         let t2 = Instant::now();
-        let mut cl = built.control_loop().expect("loop");
+        let cached = s
+            .build_cached(nonsmooth_runs::laws(), &cache)
+            .expect("build in a batch");
         let t3 = Instant::now();
-        cl.run(|_| {}).expect("steps");
+        let mut cl = built.control_loop().expect("loop");
         let t4 = Instant::now();
-        for (f, d) in fastest.iter_mut().zip([t1 - t0, t2 - t1, t3 - t2, t4 - t3]) {
+        cl.run(|_| {}).expect("steps");
+        let t5 = Instant::now();
+        drop(cached);
+        for (f, d) in fastest
+            .iter_mut()
+            .zip([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4])
+        {
             *f = (*f).min(d);
         }
     }
@@ -133,11 +145,13 @@ fn main() {
             us(new) / n as f64,
             old.as_secs_f64() / new.as_secs_f64()
         );
-        let [read, build, set_up, steps] = parts(&text, &path, t_end, repeat);
+        let [read, build, batched, set_up, steps] = parts(&text, &path, t_end, repeat);
         println!(
-            "  one point      : read {:.1} µs, build {:.1} µs, loop set-up {:.1} µs, steps {:.1} µs",
+            "  one point      : read {:.1} µs, build {:.1} µs (in a batch {:.1} µs), \
+             loop set-up {:.1} µs, steps {:.1} µs",
             us(read),
             us(build),
+            us(batched),
             us(set_up),
             us(steps)
         );

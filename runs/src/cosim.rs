@@ -5,18 +5,22 @@
 
 use nonsmooth::control::ControlLoop;
 use nonsmooth::simulation::Strategy;
-use nonsmooth_cosim::scenario::{build_until, BuildError};
+use nonsmooth_cosim::scenario::{build_batched, BuildError, OpenFmus};
 use nonsmooth_scenario::{BuiltScenario, Scenario};
 
 use super::error::RunError;
+use super::point::Batch;
 use super::recording::RunOptions;
 
 /// Builds a co-simulation scenario and its loop on the FMUs. A strategy
 /// other than time-stepping is refused (the FMUs are stepped at their
-/// communication points); `t_end` replaces the scenario's final time.
+/// communication points); `t_end` replaces the scenario's final time. In
+/// a batch, the FMUs stay open from point to point and the expressions
+/// are parsed once ([`Batch`]).
 pub(crate) fn build(
     scenario: &Scenario,
     options: &RunOptions,
+    batch: Option<&mut Batch>,
 ) -> Result<(BuiltScenario, ControlLoop), RunError> {
     let path = scenario.path();
     if let Some(s) = options.strategy.filter(|&s| s != Strategy::TimeStepping) {
@@ -28,7 +32,23 @@ pub(crate) fn build(
             ),
         });
     }
-    build_until(scenario, super::laws(), options.t_end).map_err(|e| match e {
+    let built = match batch {
+        Some(b) => build_batched(
+            scenario,
+            super::laws(),
+            options.t_end,
+            &mut b.fmus,
+            Some(&b.parses),
+        ),
+        None => build_batched(
+            scenario,
+            super::laws(),
+            options.t_end,
+            &mut OpenFmus::default(),
+            None,
+        ),
+    };
+    built.map_err(|e| match e {
         BuildError::Input(e) => RunError::from(e),
         BuildError::Fmu { .. } => RunError::FmuSetup {
             path: path.to_path_buf(),

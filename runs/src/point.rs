@@ -4,16 +4,21 @@
 //!
 //! The scenario text is read (TOML, schema) once per batch, not once per
 //! point: each point runs a copy of the read [`Scenario`] (a few shared
-//! pointers and the overrides) with its own values, so a point costs its
-//! build and its steps, and gives the numbers a run of the same overrides
-//! on a freshly read file gives, bit for bit.
+//! pointers and the overrides) with its own values. The points of a batch
+//! share a [`Batch`]: the expressions of the file parsed once, the FMUs of
+//! a co-simulation opened once. A point costs its build (the parameters
+//! evaluated, the model and loop made) and its steps, and gives the
+//! numbers a run of the same overrides on a freshly read file gives, bit
+//! for bit.
 
 use std::path::Path;
 
-use nonsmooth_scenario::{Quantity, Scenario};
+use nonsmooth_cosim::scenario::OpenFmus;
+use nonsmooth_scenario::{BuildCache, Quantity, Scenario};
 
+use super::error::RunError;
 use super::metrics::Metric;
-use super::recording::{run, RunOptions};
+use super::recording::{run_in, Recording, RunOptions};
 
 /// What one point of a sweep gave.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +40,52 @@ impl PointOutcome {
     }
 }
 
+/// What the points of a batch share, so that a point after the first
+/// costs its build and steps only: the expressions' parses
+/// ([`BuildCache`]: a parse depends on the text alone, values are computed
+/// per point) and a co-simulation's FMUs, open ([`OpenFmus`]: each point
+/// instantiates them afresh). Nothing that depends on a parameter is
+/// kept, so a point of a batch gives the numbers of a fresh run, whatever
+/// the parameter changes (sizes, counts, laws, periods included), and a
+/// failed point leaves nothing behind.
+///
+/// One per thread (not `Send`): a batch runs its points in turn.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub(crate) parses: BuildCache,
+    pub(crate) fmus: OpenFmus,
+}
+
+impl Batch {
+    /// An empty batch (nothing parsed or opened yet).
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    /// Runs `scenario` as [`run`](crate::run) does, through what the
+    /// batch's earlier runs parsed and opened: the same recording, bit for
+    /// bit.
+    pub fn run(
+        &mut self,
+        scenario: &Scenario,
+        options: &RunOptions,
+    ) -> Result<Recording, RunError> {
+        run_in(scenario, options, Some(self))
+    }
+
+    /// Runs one point of the batch: as [`run_point`], through what the
+    /// batch's earlier points parsed and opened.
+    pub fn run_point(
+        &mut self,
+        scenario: &Scenario,
+        overrides: &[(String, Quantity)],
+        options: &RunOptions,
+        metrics: &[Metric],
+    ) -> PointOutcome {
+        point(scenario, overrides, options, metrics, Some(self))
+    }
+}
+
 /// Runs one point: a copy of `scenario` (its own overrides kept) with the
 /// point's `overrides` on top, and evaluates the metrics.
 pub fn run_point(
@@ -43,6 +94,16 @@ pub fn run_point(
     options: &RunOptions,
     metrics: &[Metric],
 ) -> PointOutcome {
+    point(scenario, overrides, options, metrics, None)
+}
+
+fn point(
+    scenario: &Scenario,
+    overrides: &[(String, Quantity)],
+    options: &RunOptions,
+    metrics: &[Metric],
+    batch: Option<&mut Batch>,
+) -> PointOutcome {
     let attempt = || -> Result<Vec<f64>, String> {
         let mut scenario = scenario.clone();
         for (name, value) in overrides {
@@ -50,7 +111,7 @@ pub fn run_point(
                 .set_parameter(name, value.clone())
                 .map_err(|e| e.to_string())?;
         }
-        let rec = run(&scenario, options).map_err(|e| e.to_string())?;
+        let rec = run_in(&scenario, options, batch).map_err(|e| e.to_string())?;
         metrics
             .iter()
             .map(|m| m.evaluate(&rec).map_err(|e| e.to_string()))
@@ -66,8 +127,9 @@ pub fn run_point(
 }
 
 /// Runs a batch of points of the scenario `text` (named `path` in
-/// messages), reading the text once: one outcome per point, in order. A
-/// text that does not read gives each point its error.
+/// messages), reading the text once and sharing one [`Batch`]: one
+/// outcome per point, in order. A text that does not read gives each
+/// point its error.
 pub fn run_points(
     text: &str,
     path: &Path,
@@ -76,10 +138,13 @@ pub fn run_points(
     metrics: &[Metric],
 ) -> Vec<PointOutcome> {
     match Scenario::from_str(text, path) {
-        Ok(scenario) => points
-            .iter()
-            .map(|p| run_point(&scenario, p, options, metrics))
-            .collect(),
+        Ok(scenario) => {
+            let mut batch = Batch::new();
+            points
+                .iter()
+                .map(|p| batch.run_point(&scenario, p, options, metrics))
+                .collect()
+        }
         Err(e) => {
             let e = e.to_string();
             points
@@ -93,6 +158,7 @@ pub fn run_points(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recording::run;
 
     /// A scenario whose final velocity is known in closed form: a body
     /// falling from rest under `g` for `t_end`, v(T) = −g·T on the

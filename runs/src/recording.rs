@@ -10,6 +10,7 @@ use nonsmooth::simulation::{EventKind, StepOutcome, Strategy};
 use nonsmooth_scenario::{BuiltScenario, Scenario};
 
 use super::error::RunError;
+use super::point::Batch;
 
 /// Options of a run beyond the scenario's own settings.
 #[derive(Debug, Clone, Default)]
@@ -93,11 +94,24 @@ impl Recording {
 /// around its FMUs as `nonsmooth run` builds it (nonsmooth-cosim; the
 /// strategy can only be time-stepping).
 pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<Recording, RunError> {
+    run_in(scenario, options, None)
+}
+
+/// As [`run`], one point of a batch when `batch` is given: the scenario
+/// built through the batch's parses and FMUs ([`Batch`]).
+pub(crate) fn run_in(
+    scenario: &Scenario,
+    options: &RunOptions,
+    batch: Option<&mut Batch>,
+) -> Result<Recording, RunError> {
     if scenario.is_cosim() {
-        let (built, cl) = super::cosim::build(scenario, options)?;
+        let (built, cl) = super::cosim::build(scenario, options, batch)?;
         return record(&built, cl, scenario.path(), options);
     }
-    let built = scenario.build_with(super::laws())?;
+    let built = match batch {
+        Some(b) => scenario.build_cached(super::laws(), &b.parses)?,
+        None => scenario.build_with(super::laws())?,
+    };
     run_built(built, scenario.path(), options)
 }
 
@@ -107,7 +121,7 @@ pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<Recording, RunEr
 /// the scenario without running it.
 pub fn columns(scenario: &Scenario) -> Result<Vec<String>, RunError> {
     let built = if scenario.is_cosim() {
-        super::cosim::build(scenario, &RunOptions::default())?.0
+        super::cosim::build(scenario, &RunOptions::default(), None)?.0
     } else {
         let built = scenario.build_with(super::laws())?;
         built.control_loop()?;

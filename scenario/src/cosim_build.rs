@@ -386,9 +386,10 @@ pub(super) fn build(
     catalog: Catalog,
     plan: &CosimPlan,
     vars: &[FmuVariables],
+    cache: Option<&super::parsed::BuildCache>,
 ) -> Result<CosimBuild> {
     let (params, words) = parameters_and_words(src, file, overrides)?;
-    let parsed = Parsed::default();
+    let parsed = Parsed::with(cache);
     let mut ctx = Ctx {
         src,
         scope: Scope::constant(&params).with_parsed(&parsed),

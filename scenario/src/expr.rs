@@ -330,7 +330,7 @@ pub(crate) struct Scope<'a> {
     /// Whether `t` is allowed.
     pub time: bool,
     /// Where expressions already parsed are kept (none: parse each time).
-    pub parsed: Option<&'a Parsed>,
+    pub parsed: Option<&'a Parsed<'a>>,
 }
 
 impl<'a> Scope<'a> {
@@ -345,7 +345,7 @@ impl<'a> Scope<'a> {
     }
 
     /// The same scope, keeping parsed expressions in `parsed`.
-    pub fn with_parsed(self, parsed: &'a Parsed) -> Self {
+    pub fn with_parsed(self, parsed: &'a Parsed<'a>) -> Self {
         Scope {
             parsed: Some(parsed),
             ..self

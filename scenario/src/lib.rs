@@ -57,6 +57,7 @@ pub use cosim_plan::{ConnectionPlan, CosimPlan, CouplingChoice, Endpoint, FmuPla
 pub use error::{Place, Result, ScenarioError};
 pub use fmi::{FmiInput, FmiSpec, InputTarget};
 pub use nominal::WithNominalPlant;
+pub use parsed::BuildCache;
 pub use record::{Column, Variable, DEFAULT_COLUMN_LIMIT};
 pub use schema::Quantity;
 
@@ -220,7 +221,33 @@ impl Scenario {
     /// from `catalog` (e.g. `nonsmooth_controllers::Catalog`).
     pub fn build_with(&self, catalog: Arc<dyn LawCatalog>) -> Result<BuiltScenario> {
         cosim_plan::refuse_native(&self.source, &self.file)?;
-        build::build(&self.source, &self.file, &self.overrides, Catalog(catalog))
+        build::build(
+            &self.source,
+            &self.file,
+            &self.overrides,
+            Catalog(catalog),
+            None,
+        )
+    }
+
+    /// As [`Scenario::build_with`], parsing the expressions through a
+    /// batch's `cache`: the builds of a sweep's points (the same file,
+    /// other parameter values) parse each text once. The result is the
+    /// build [`Scenario::build_with`] gives, bit for bit (see
+    /// [`BuildCache`]).
+    pub fn build_cached(
+        &self,
+        catalog: Arc<dyn LawCatalog>,
+        cache: &BuildCache,
+    ) -> Result<BuiltScenario> {
+        cosim_plan::refuse_native(&self.source, &self.file)?;
+        build::build(
+            &self.source,
+            &self.file,
+            &self.overrides,
+            Catalog(catalog),
+            Some(cache),
+        )
     }
 
     /// The `[[fmus]]` and `[[connections]]` sections, evaluated with the
@@ -245,6 +272,18 @@ impl Scenario {
         plan: &CosimPlan,
         vars: &[FmuVariables],
     ) -> Result<CosimBuild> {
+        self.build_cosim_cached(catalog, plan, vars, None)
+    }
+
+    /// As [`Scenario::build_cosim_with`], parsing the expressions through
+    /// a batch's `cache` when given (see [`Scenario::build_cached`]).
+    pub fn build_cosim_cached(
+        &self,
+        catalog: Arc<dyn LawCatalog>,
+        plan: &CosimPlan,
+        vars: &[FmuVariables],
+        cache: Option<&BuildCache>,
+    ) -> Result<CosimBuild> {
         cosim_build::build(
             &self.source,
             &self.file,
@@ -252,6 +291,7 @@ impl Scenario {
             Catalog(catalog),
             plan,
             vars,
+            cache,
         )
     }
 

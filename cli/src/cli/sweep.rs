@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use super::csv_out::{CsvFile, Field};
 use super::run::parse_assignment;
 use nonsmooth::simulation::Strategy;
-use nonsmooth_runs::{quantity, run_point, Metric, RunOptions};
+use nonsmooth_runs::{quantity, Batch, Metric, RunOptions};
 use nonsmooth_scenario::{Quantity, Scenario};
 
 /// Arguments of `nonsmooth sweep`.
@@ -195,15 +195,16 @@ fn sweep(args: &SweepArgs) -> Result<bool, (u8, String)> {
     let started = Instant::now();
     let outcomes: Vec<_> = pool.install(|| {
         pts.par_iter()
-            .map(|p| {
+            .map_init(Batch::new, |batch, p| {
                 // The scenario was read once; each point runs a copy of it
-                // with the point's values.
+                // with the point's values, in a batch per thread's share
+                // of the points (expressions parsed, FMUs opened once).
                 let overrides: Vec<(String, Quantity)> = grid
                     .iter()
                     .zip(p)
                     .map(|((n, vs), &k)| (n.clone(), quantity(&vs[k])))
                     .collect();
-                let o = run_point(&scenario, &overrides, &options, &only);
+                let o = batch.run_point(&scenario, &overrides, &options, &only);
                 bar.inc(1);
                 o
             })

@@ -153,9 +153,10 @@ pub(super) fn build(
     file: &ScenarioFile,
     overrides: &BTreeMap<String, Quantity>,
     catalog: Catalog,
+    cache: Option<&crate::parsed::BuildCache>,
 ) -> Result<BuiltScenario> {
     let (params, words) = parameters_and_words(src, file, overrides)?;
-    let parsed = Parsed::default();
+    let parsed = Parsed::with(cache);
     let mut ctx = Ctx {
         src,
         scope: Scope::constant(&params).with_parsed(&parsed),
