@@ -136,6 +136,7 @@ fn islands_give_the_impulses_of_the_whole_problem() {
     let mut settings = ContactSettings::default();
     settings.solver_name = "default";
     settings.solver.tolerance = 1e-12;
+    settings.islands = true;
     let mut whole = settings;
     whole.islands = false;
     let mut a = clusters(settings);
@@ -191,6 +192,7 @@ fn a_settling_pile_reports_the_error_of_its_impulses() {
     settings.solver.tolerance = tol;
     settings.solver.max_iterations = Some(500);
     settings.solver_name = "default";
+    settings.islands = true;
     settings.order = ContactOrder::TopDown;
     let det = ContactDetector::new(scene.colliders, 0.02).unwrap();
     let mut w = RigidWorld::new(scene.bodies, scene.states, det, settings, gravity(), 0.0).unwrap();

@@ -79,7 +79,8 @@ pub struct ContactSettings {
     /// `RigidSimulation`).
     pub accept_error: Option<f64>,
     /// Solve each island of the contact graph on its own (module
-    /// documentation); `false`: one problem for all the active contacts.
+    /// documentation); `false` (the default): one problem for all the
+    /// active contacts.
     pub islands: bool,
     /// The order of the contacts in each problem.
     pub order: ContactOrder,
@@ -106,7 +107,7 @@ impl Default for ContactSettings {
             },
             solver_name: "nsgs",
             accept_error: None,
-            islands: true,
+            islands: false,
             order: ContactOrder::Detection,
             fallback: None,
             relaxation: 1.0,
