@@ -133,10 +133,12 @@ fn clusters(settings: ContactSettings) -> RigidWorld {
 
 #[test]
 fn islands_give_the_impulses_of_the_whole_problem() {
-    let mut settings = ContactSettings::default();
-    settings.solver_name = "default";
+    let mut settings = ContactSettings {
+        solver_name: "default",
+        islands: true,
+        ..ContactSettings::default()
+    };
     settings.solver.tolerance = 1e-12;
-    settings.islands = true;
     let mut whole = settings;
     whole.islands = false;
     let mut a = clusters(settings);
@@ -187,13 +189,15 @@ fn a_settling_pile_reports_the_error_of_its_impulses() {
         },
     };
     let scene = spheres_in_box(&p).unwrap();
-    let mut settings = ContactSettings::default();
     let tol = 1e-6;
+    let mut settings = ContactSettings {
+        solver_name: "default",
+        islands: true,
+        order: ContactOrder::TopDown,
+        ..ContactSettings::default()
+    };
     settings.solver.tolerance = tol;
     settings.solver.max_iterations = Some(500);
-    settings.solver_name = "default";
-    settings.islands = true;
-    settings.order = ContactOrder::TopDown;
     let det = ContactDetector::new(scene.colliders, 0.02).unwrap();
     let mut w = RigidWorld::new(scene.bodies, scene.states, det, settings, gravity(), 0.0).unwrap();
     let h = 1e-3;

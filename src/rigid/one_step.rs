@@ -473,7 +473,7 @@ impl ContactStep {
             .sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
         self.sorted.clear();
         self.sorted
-            .extend(self.keys.iter().map(|k| self.active[k.2].clone()));
+            .extend(self.keys.iter().map(|k| self.active[k.2]));
         std::mem::swap(&mut self.active, &mut self.sorted);
         self.starts.clear();
         for (a, k) in self.keys.iter().enumerate() {
