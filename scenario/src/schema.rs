@@ -189,6 +189,14 @@ pub struct RigidTable {
     /// stops at its iteration limit (default: none, such a step stops the
     /// run); at least `[simulation] tolerance`.
     pub accept_error: Option<SQ>,
+    /// Solve each island of the contact graph on its own (default false).
+    pub islands: Option<Spanned<bool>>,
+    /// The order of the contacts in each problem: `detection` (default),
+    /// `top-down` or `bottom-up` along gravity.
+    pub order: Option<SStr>,
+    /// A frictional solver run from the solver's point on an island it
+    /// leaves short of the tolerance (default: none).
+    pub fallback: Option<SStr>,
 }
 
 /// One `[[materials]]` entry.

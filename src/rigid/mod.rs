@@ -18,11 +18,13 @@
 mod body;
 mod contact;
 mod error;
+mod islands;
 mod one_step;
 mod scheme;
 
 pub use body::{BodyState, Load, RigidBody};
 pub use contact::{contact_frame, point_jacobian, Contact, ContactJacobian};
 pub use error::{Result, RigidError};
+pub use islands::ContactOrder;
 pub use one_step::{ContactSettings, ContactStep, StepReport};
 pub use scheme::{FreeVelocity, NewtonEulerScheme};

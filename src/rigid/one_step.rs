@@ -18,9 +18,21 @@
 //!   u_N(t_{k+1}) + e u_N(t_k) ≥ 0 ⊥ r_N ≥ 0 written on the shifted
 //!   velocity, with Coulomb's cone on the tangential impulse (μ = 0:
 //!   frictionless);
-//! * it is solved by NSGS (`numerics::friction::Nsgs`; or another
+//! * the problem is block-diagonal over the islands of the contact graph
+//!   (`islands`: connected components over the free bodies); with
+//!   `ContactSettings::islands` each island is solved on its own, its
+//!   contacts in the order `ContactSettings::order` (top-down along −g
+//!   hands a pile's weight to the floor in one Gauss–Seidel sweep);
+//! * each problem is solved by NSGS (`numerics::friction::Nsgs`; or another
 //!   frictional solver named in the settings) warm-started with the
-//!   impulses of the contacts of the previous step that carry the same id;
+//!   impulses of the contacts of the previous step that carry the same id,
+//!   then, when it stops short of the tolerance and a fallback is named,
+//!   by the fallback from NSGS's point (the better of the two is kept);
+//! * the step's report is that of the whole problem: the natural map
+//!   ‖F‖ = (Σ_k ‖F_k‖²)^½ over the islands k, normalised by
+//!   max(‖q‖, ‖r‖, ‖u‖) of the whole. With several islands each is solved to
+//!   tol/√3, which bounds the whole: Σ_k ‖F_k‖² ≤ (tol²/3) Σ_k
+//!   max(‖q_k‖, ‖r_k‖, ‖u_k‖)² ≤ (tol²/3)(‖q‖² + ‖r‖² + ‖u‖²) ≤ tol² max(‖q‖, ‖r‖, ‖u‖)²;
 //! * v_b(t_{k+1}) = v_b,free + M_b⁻¹ Σ_i J_{i,b}ᵀ r_i, then the
 //!   configuration update of the θ-scheme.
 //!
@@ -33,10 +45,11 @@ use nalgebra::{Matrix3, Vector3, Vector6};
 use super::body::{BodyState, RigidBody};
 use super::contact::{Contact, ContactJacobian};
 use super::error::{Result, RigidError};
+use super::islands::{ContactOrder, Islands};
 use super::scheme::{FreeVelocity, NewtonEulerScheme};
-use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver};
+use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver, Nsgs};
 use crate::numerics::matrix::Block;
-use crate::numerics::{BlockSparseMatrix, SolveReport, SolverSettings};
+use crate::numerics::{BlockSparseMatrix, SolveReport, SolveStatus, SolverSettings};
 
 /// Relative round-off allowance ε of the activation test.
 const ACTIVATION_EPS: f64 = 1e-12;
@@ -65,6 +78,18 @@ pub struct ContactSettings {
     /// the steps kept (the caller counts them: see the collision crate's
     /// `RigidSimulation`).
     pub accept_error: Option<f64>,
+    /// Solve each island of the contact graph on its own (module
+    /// documentation); `false` (the default): one problem for all the
+    /// active contacts.
+    pub islands: bool,
+    /// The order of the contacts in each problem.
+    pub order: ContactOrder,
+    /// A solver (by name, as `solver_name`) run from the primary solver's
+    /// point on an island the primary leaves short of the tolerance.
+    pub fallback: Option<&'static str>,
+    /// Over-relaxation ω ∈ (0, 2) of NSGS (`solver_name = "nsgs"` only; 1:
+    /// plain Gauss–Seidel).
+    pub relaxation: f64,
 }
 
 impl Default for ContactSettings {
@@ -82,6 +107,10 @@ impl Default for ContactSettings {
             },
             solver_name: "nsgs",
             accept_error: None,
+            islands: false,
+            order: ContactOrder::Detection,
+            fallback: None,
+            relaxation: 1.0,
         }
     }
 }
@@ -97,12 +126,26 @@ pub struct StepReport {
     pub solve: Option<SolveReport>,
     /// Newton iterations of the gyroscopic solves, summed over the bodies.
     pub newton_iterations: usize,
+    /// Problems solved: the islands with an active contact (1 when
+    /// `ContactSettings::islands` is off and a contact is active).
+    pub islands: usize,
 }
 
 /// The contact step and its reused workspace.
 pub struct ContactStep {
     settings: ContactSettings,
+    /// The solver to the tolerance (one island) and to tolerance/√3 (several).
     solver: Box<dyn FrictionSolver>,
+    island_solver: Box<dyn FrictionSolver>,
+    /// The fallbacks, to the same two tolerances.
+    fallback: Option<(Box<dyn FrictionSolver>, Box<dyn FrictionSolver>)>,
+    islands: Islands,
+    /// Per active contact: (island representative, height along −g, index).
+    keys: Vec<(usize, f64, usize)>,
+    sorted: Vec<(usize, ContactJacobian, ContactJacobian)>,
+    /// Start of each island in the sorted active contacts, then their count.
+    starts: Vec<usize>,
+    r_save: Vec<f64>,
     free: Vec<FreeVelocity>,
     /// Per active contact: (contact index, J₁, J₂).
     active: Vec<(usize, ContactJacobian, ContactJacobian)>,
@@ -154,11 +197,42 @@ impl ContactStep {
                 });
             }
         }
-        let mut solver = friction_solver(settings.solver_name, settings.solver)?;
-        solver.set_timed(false);
+        if !(settings.relaxation > 0.0 && settings.relaxation < 2.0) {
+            return Err(RigidError::InvalidSetting {
+                name: "relaxation",
+                reason: format!("must lie in (0, 2), got {}", settings.relaxation),
+            });
+        }
+        let build = |name: &'static str, tolerance: f64| -> Result<Box<dyn FrictionSolver>> {
+            let s = SolverSettings {
+                tolerance,
+                ..settings.solver
+            };
+            let mut solver: Box<dyn FrictionSolver> =
+                if name == "nsgs" && settings.relaxation != 1.0 {
+                    Box::new(Nsgs::new(s).with_relaxation(settings.relaxation))
+                } else {
+                    friction_solver(name, s)?
+                };
+            solver.set_timed(false);
+            Ok(solver)
+        };
+        let tol = settings.solver.tolerance;
+        let island_tol = tol / 3f64.sqrt();
+        let fallback = match settings.fallback {
+            Some(name) => Some((build(name, tol)?, build(name, island_tol)?)),
+            None => None,
+        };
         Ok(ContactStep {
             settings,
-            solver,
+            solver: build(settings.solver_name, tol)?,
+            island_solver: build(settings.solver_name, island_tol)?,
+            fallback,
+            islands: Islands::default(),
+            keys: Vec::new(),
+            sorted: Vec::new(),
+            starts: Vec::new(),
+            r_save: Vec::new(),
             free: Vec::new(),
             active: Vec::new(),
             by_body: Vec::new(),
@@ -247,8 +321,10 @@ impl ContactStep {
                 active: 0,
                 solve: None,
                 newton_iterations,
+                islands: 0,
             });
         }
+        self.sort_into_islands(bodies, contacts, gravity);
         // Contacts by body.
         if self.by_body.len() < n {
             self.by_body.resize_with(n, Vec::new);
@@ -301,29 +377,6 @@ impl ContactStep {
             }
         }
         self.entries.sort_unstable_by_key(|e| (e.0, e.1));
-        let mut blocks: Vec<Block> = Vec::with_capacity(self.entries.len());
-        let mut k = 0;
-        while k < self.entries.len() {
-            let (i, j, mut m) = self.entries[k];
-            k += 1;
-            while k < self.entries.len() && self.entries[k].0 == i && self.entries[k].1 == j {
-                m += self.entries[k].2;
-                k += 1;
-            }
-            blocks.push(Block {
-                row: i,
-                col: j,
-                values: m.as_slice().to_vec(),
-            });
-        }
-        let sizes = vec![3usize; na];
-        let w = BlockSparseMatrix::new(&sizes, &sizes, blocks)?;
-        let problem = FrictionProblem::new(
-            3,
-            w,
-            std::mem::take(&mut self.q),
-            std::mem::take(&mut self.mu),
-        )?;
         // Warm start.
         self.r.clear();
         self.r.resize(3 * na, 0.0);
@@ -337,10 +390,7 @@ impl ContactStep {
                 self.r[3 * a..3 * a + 3].copy_from_slice(&self.previous[p].1);
             }
         }
-        let report = self.solver.solve(&problem, &mut self.r, &mut self.u)?;
-        let FrictionProblem { q, mu, .. } = problem;
-        self.q = q;
-        self.mu = mu;
+        let report = self.solve_islands()?;
         // Velocities after the impulses.
         let dv = &mut self.dv;
         dv.clear();
@@ -371,6 +421,159 @@ impl ContactStep {
             active: na,
             solve: Some(report),
             newton_iterations,
+            islands: self.starts.len() - 1,
+        })
+    }
+
+    /// Sorts the active contacts by island, then in the settings' order
+    /// within each island; fills `starts`.
+    fn sort_into_islands(
+        &mut self,
+        bodies: &[RigidBody],
+        contacts: &[Contact],
+        gravity: &Vector3<f64>,
+    ) {
+        let n = bodies.len();
+        let up = if gravity.norm() > 0.0 {
+            -gravity / gravity.norm()
+        } else {
+            Vector3::zeros()
+        };
+        self.islands.reset(n);
+        if self.settings.islands {
+            for (i, _, _) in &self.active {
+                let c = &contacts[*i];
+                if !bodies[c.body1].fixed && !bodies[c.body2].fixed {
+                    self.islands.union(c.body1, c.body2);
+                }
+            }
+        }
+        self.keys.clear();
+        for (a, (i, _, _)) in self.active.iter().enumerate() {
+            let c = &contacts[*i];
+            let island = if !self.settings.islands {
+                0
+            } else if !bodies[c.body1].fixed {
+                self.islands.find(c.body1)
+            } else if !bodies[c.body2].fixed {
+                self.islands.find(c.body2)
+            } else {
+                // Two fixed bodies: W = 0, an island of its own.
+                n + a
+            };
+            let height = match self.settings.order {
+                ContactOrder::Detection => 0.0,
+                ContactOrder::TopDown => -up.dot(&(0.5 * (c.point1 + c.point2))),
+                ContactOrder::BottomUp => up.dot(&(0.5 * (c.point1 + c.point2))),
+            };
+            self.keys.push((island, height, a));
+        }
+        // Stable: equal keys keep the detector's order.
+        self.keys
+            .sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        self.sorted.clear();
+        self.sorted
+            .extend(self.keys.iter().map(|k| self.active[k.2]));
+        std::mem::swap(&mut self.active, &mut self.sorted);
+        self.starts.clear();
+        for (a, k) in self.keys.iter().enumerate() {
+            if a == 0 || k.0 != self.keys[a - 1].0 {
+                self.starts.push(a);
+            }
+        }
+        self.starts.push(self.keys.len());
+    }
+
+    /// Solves each island's problem (W blocks in `entries`, sorted; q, μ, r
+    /// in the sorted contact order); returns the report of the whole.
+    fn solve_islands(&mut self) -> Result<SolveReport> {
+        let tol = self.settings.solver.tolerance;
+        let several = self.starts.len() > 2;
+        let (mut f2, mut q2, mut r2, mut u2) = (0.0, 0.0, 0.0, 0.0);
+        let mut iterations = 0;
+        let mut status = SolveStatus::Solved;
+        let mut name = self.solver.name();
+        let mut e = 0;
+        for k in 0..self.starts.len() - 1 {
+            let (a0, a1) = (self.starts[k], self.starts[k + 1]);
+            let mut blocks = Vec::new();
+            while e < self.entries.len() && self.entries[e].0 < a1 {
+                let (i, j, mut m) = self.entries[e];
+                e += 1;
+                while e < self.entries.len() && self.entries[e].0 == i && self.entries[e].1 == j {
+                    m += self.entries[e].2;
+                    e += 1;
+                }
+                blocks.push(Block {
+                    row: i - a0,
+                    col: j - a0,
+                    values: m.as_slice().to_vec(),
+                });
+            }
+            let sizes = vec![3usize; a1 - a0];
+            let w = BlockSparseMatrix::new(&sizes, &sizes, blocks)?;
+            let (s0, s1) = (3 * a0, 3 * a1);
+            let problem =
+                FrictionProblem::new(3, w, self.q[s0..s1].to_vec(), self.mu[a0..a1].to_vec())?;
+            let (r, u) = (&mut self.r[s0..s1], &mut self.u[s0..s1]);
+            let solver = if several {
+                &mut self.island_solver
+            } else {
+                &mut self.solver
+            };
+            let mut report = solver.solve(&problem, r, u)?;
+            if !report.status.is_solved() {
+                if let Some((one, many)) = self.fallback.as_mut() {
+                    let fallback = if several { many } else { one };
+                    self.r_save.clear();
+                    self.r_save.extend_from_slice(r);
+                    let second = fallback.solve(&problem, r, u)?;
+                    iterations += report.iterations;
+                    if second.error_abs.is_finite() && second.error_abs <= report.error_abs {
+                        report = second;
+                        name = report.solver;
+                    } else {
+                        r.copy_from_slice(&self.r_save);
+                        problem.compute_u(r, u);
+                        iterations += second.iterations;
+                    }
+                }
+            }
+            iterations = iterations.max(report.iterations);
+            if !report.status.is_solved() && status.is_solved() {
+                status = report.status;
+            }
+            f2 += report.error_abs * report.error_abs;
+            q2 += problem.q.iter().map(|v| v * v).sum::<f64>();
+            r2 += r.iter().map(|v| v * v).sum::<f64>();
+            u2 += u.iter().map(|v| v * v).sum::<f64>();
+        }
+        let absolute = f2.sqrt();
+        let scale = q2.max(r2).max(u2).sqrt();
+        let error = if scale > f64::EPSILON {
+            absolute / scale
+        } else {
+            absolute
+        };
+        let finite = self.r.iter().all(|v| v.is_finite());
+        let status = if error <= tol && finite {
+            SolveStatus::Solved
+        } else if status.is_solved() || !finite {
+            if finite {
+                SolveStatus::IterationLimit
+            } else {
+                SolveStatus::NumericalTrouble
+            }
+        } else {
+            status
+        };
+        Ok(SolveReport {
+            status,
+            solver: name,
+            iterations,
+            error,
+            error_abs: absolute,
+            time: std::time::Duration::ZERO,
         })
     }
 }

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use nalgebra::{Isometry3, Matrix3, Point3, Translation3, UnitQuaternion, Vector3};
 use nonsmooth::modelling::{Model, SystemId, TimeVector};
-use nonsmooth::rigid::{BodyState, ContactSettings, Load, RigidBody};
+use nonsmooth::rigid::{BodyState, ContactOrder, ContactSettings, Load, RigidBody};
 use nonsmooth::simulation::SimulationError;
 use nonsmooth_collision::{
     lattice_positions, random_pile_positions, random_vectors, Collider, ContactDetector, Material,
@@ -29,7 +29,7 @@ use super::shapes::{rotation, shape};
 use super::{instance, instances};
 use crate::error::{Place, Result, ScenarioError};
 use crate::record::{ControlVariables, Variable};
-use crate::schema::{BodyEntry, GeneratorEntry, SVec, ScenarioFile, SQ};
+use crate::schema::{BodyEntry, GeneratorEntry, SStr, SVec, ScenarioFile, SQ};
 use crate::settings::AllSettings;
 use crate::values::Ctx;
 
@@ -145,6 +145,23 @@ pub(super) fn invalid(at: Place, reason: impl Into<String>) -> ScenarioError {
         at,
         reason: reason.into(),
     }
+}
+
+/// The frictional contact solver named by `name`, or an error at its place.
+fn friction_solver_name(ctx: Ctx<'_>, name: &SStr) -> Result<&'static str> {
+    let known = nonsmooth::numerics::friction::FRICTION_SOLVERS;
+    known
+        .split(", ")
+        .find(|n| *n == name.get_ref().as_str())
+        .ok_or_else(|| {
+            invalid(
+                ctx.at(name.span()),
+                format!(
+                    "rigid bodies take a frictional contact solver, not `{}` (solvers: {known})",
+                    name.get_ref()
+                ),
+            )
+        })
 }
 
 pub(super) fn vec3(ctx: Ctx<'_>, v: &SVec, what: &str) -> Result<Vector3<f64>> {
@@ -405,22 +422,30 @@ pub(super) fn rigid_scene(
         scene.contact.solver.max_iterations = ts.solver_settings.max_iterations;
     }
     if let Some(name) = &sim.solver {
-        let known = nonsmooth::numerics::friction::FRICTION_SOLVERS;
-        scene.contact.solver_name = known
-            .split(", ")
-            .find(|n| *n == name.get_ref().as_str())
-            .ok_or_else(|| {
-                invalid(
-                    ctx.at(name.span()),
-                    format!(
-                        "rigid bodies take a frictional contact solver, not `{}` (solvers: {known})",
-                        name.get_ref()
-                    ),
-                )
-            })?;
+        scene.contact.solver_name = friction_solver_name(ctx, name)?;
     }
     if sim.newton_tolerance.is_some() {
         scene.contact.scheme.newton_tolerance = ts.newton_tolerance;
+    }
+    if let Some(rigid) = file.rigid.as_ref().map(|r| r.get_ref()) {
+        if let Some(b) = &rigid.islands {
+            scene.contact.islands = *b.get_ref();
+        }
+        if let Some(o) = &rigid.order {
+            scene.contact.order = ContactOrder::from_name(o.get_ref()).ok_or_else(|| {
+                invalid(
+                    ctx.at(o.span()),
+                    format!(
+                        "unknown contact order `{}` (orders: {})",
+                        o.get_ref(),
+                        ContactOrder::NAMES
+                    ),
+                )
+            })?;
+        }
+        if let Some(name) = &rigid.fallback {
+            scene.contact.fallback = Some(friction_solver_name(ctx, name)?);
+        }
     }
     if let Some(a) = file
         .rigid

@@ -160,19 +160,21 @@ def cube():
     print(f"cube: {len(rows)} rows, {per_step * 1e6:.1f} us/step -> {write('cube', rows)}")
 
 
-def spheres_in_box(n, warm=300, measured=100):
+def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100):
     """The scene of collision/benches/spheres_in_box.rs: n spheres
     (r = 0.05, 1000 kg/m^3) in ten layers on a lattice of pitch 0.11 in a
     box sqrt(n/10) spheres wide, random initial velocities in [-0.5, 0.5]
     (another generator than ours), mu = 0.3, h = 1e-3, NSGS to 1e-4 in at
-    most 100 sweeps, one Newton iteration per step; the floor and walls
-    are static Bullet boxes. Prints
-    the mean wall time of computeOneStep over the measured steps."""
+    most 100 sweeps (or the given tolerance and sweeps), one Newton
+    iteration per step; the floor and walls are static Bullet boxes.
+    Prints the mean wall and CPU time of computeOneStep over the measured
+    steps, with the NSGS sweeps and residual of each measured step."""
     radius, spacing, rho = 0.05, 0.01, 1000.0
     per_row = math.ceil(math.sqrt(n / 10.0))
     width = per_row * (2 * radius + spacing) + spacing
     half = width / 2
-    s = Scene(0.3, 1e-3, (warm + measured + 1) * 1e-3, tolerance=1e-4, max_iter=100)
+    s = Scene(0.3, 1e-3, (warm + measured + 1) * 1e-3, tolerance=tolerance,
+              max_iter=max_iter)
     walls = SiconosContactorSet()
     thick = 0.5
     for size, at in [((width + 2, width + 2, 2 * thick), (0, 0, -thick)),
@@ -210,6 +212,13 @@ def spheres_in_box(n, warm=300, measured=100):
             total += t1 - t0
             cpu += c1 - c0
             contacts += s.problem.getSizeOutput() // 3
+            opts = s.problem.numericsSolverOptions()
+            print(f"step {k}: {(t1 - t0) * 1e3:.1f} ms wall, {(c1 - c0) * 1e3:.1f} ms CPU, "
+                  f"{s.problem.getSizeOutput() // 3} contacts, "
+                  f"{opts.iparam[sn.SICONOS_IPARAM_ITER_DONE]} sweeps, "
+                  f"residual {opts.dparam[sn.SICONOS_DPARAM_RESIDU]:.2e}", flush=True)
+        elif k % 25 == 0:
+            print(f"step {k}: {(t1 - t0) * 1e3:.1f} ms wall", flush=True)
         sim.nextStep()
     print(f"Siconos 4.4, N = {n}: {total / measured * 1e3:.3f} ms/step "
           f"(CPU {cpu / measured * 1e3:.3f} ms), {contacts / measured:.0f} contacts "
@@ -218,8 +227,16 @@ def spheres_in_box(n, warm=300, measured=100):
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--bench":
-        for n in sys.argv[2:]:
-            spheres_in_box(int(n))
+        # --bench N [N ...] [--warm W] [--measured M] [--tol T] [--max-iter K]
+        args, opts = sys.argv[2:], {}
+        while len(args) >= 2 and args[-2].startswith("--"):
+            opts[args[-2]] = args[-1]
+            args = args[:-2]
+        for n in args:
+            spheres_in_box(int(n), warm=int(opts.get("--warm", 300)),
+                           measured=int(opts.get("--measured", 100)),
+                           tolerance=float(opts.get("--tol", 1e-4)),
+                           max_iter=int(opts.get("--max-iter", 100)))
         sys.exit(0)
     ball(0.0, 0.0, 1.0, "rest")
     ball(0.3, 2.0, 0.5, "sliding")
