@@ -8,6 +8,7 @@ default, a Dask cluster through ``Client.get_executor()``.
 """
 
 import itertools
+import json
 import math
 import os
 
@@ -71,6 +72,23 @@ def _pairs(point):
     return [(str(k), v if isinstance(v, str) else float(v)) for k, v in point.items()]
 
 
+def _plain(value):
+    """A NumPy scalar or array as the Python number or list it holds."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{value!r} has no JSON form")
+
+
+def _as_json(points):
+    """``points`` as JSON text when every value has an exact JSON form
+    (numbers round-trip exactly: ``json`` writes floats by ``repr``),
+    else the list unchanged."""
+    try:
+        return json.dumps(points, default=_plain)
+    except (TypeError, ValueError):
+        return points
+
+
 def run_batch(text, path, points, metrics, strategy=None, t_end=None, task=None):
     """Runs a batch of points in this process: for each, (values, error).
 
@@ -80,11 +98,17 @@ def run_batch(text, path, points, metrics, strategy=None, t_end=None, task=None)
     tasks with the same key once) still runs every batch — two batches of
     the same points are two batches of runs.
 
+    ``points`` is a list of dicts, or the same list as JSON text (what
+    :func:`sweep` sends: one string is cheap for an executor to hash and
+    ship, where Dask walks a list of dicts item by item on submission).
+
     ``metrics`` is a list of Builtin or callables. Built-in metrics only:
     one call into Rust for the whole batch (interpreter released). With
     callables, each run comes back as a Result and the callables are
     applied to it; an exception of a callable is the point's error.
     """
+    if isinstance(points, str):
+        points = json.loads(points)
     specs = [m.spec for m in metrics if isinstance(m, Builtin)]
     if all(isinstance(m, Builtin) for m in metrics):
         return [
@@ -142,6 +166,10 @@ def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=
     if batch is None:
         batch = max(1, math.ceil(len(points) / (4 * workers)))
     chunks = [full[i:i + batch] for i in range(0, len(full), batch)]
+    # Each task carries its points as one JSON text (plain values; NumPy
+    # scalars become Python numbers); a batch with a value JSON cannot
+    # hold goes as the list itself.
+    texts = [_as_json(c) for c in chunks]
 
     own = executor is None
     if own:
@@ -151,7 +179,7 @@ def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=
     try:
         futures = [
             executor.submit(run_batch, text, path, c, ms, strategy, t_end, i)
-            for i, c in enumerate(chunks)
+            for i, c in enumerate(texts)
         ]
         rows = []
         for f, c in zip(futures, chunks):

@@ -177,3 +177,25 @@ def test_sweep_equals_separate_runs_bit_for_bit():
             assert same, (p, name, y, x)
     # The implicit law reaches the band (at σ₀/α, α = 1 from the file).
     assert table["reach"][1] == 1.0 and table["reach"][3] == 0.25
+
+
+def test_points_travel_as_json_exactly_and_odd_values_still_run():
+    # A batch goes to its task as JSON text: NumPy scalars and floats
+    # that need all 17 digits must arrive as the same numbers, so the
+    # table equals the one from plain Python floats bit for bit.
+    alphas = [4.0 / 3.0, 2.0 ** 0.5, 1.0 + 0.1 + 0.2]
+    plain = nonsmooth.sweep(SMC, samples=[{"alpha": a} for a in alphas], metrics=METRICS,
+                            executor=ThreadPoolExecutor(1), set={"t_end": 3})
+    numpy = nonsmooth.sweep(SMC, samples=[{"alpha": np.float64(a)} for a in alphas],
+                            metrics=METRICS, executor=ThreadPoolExecutor(1), set={"t_end": 3})
+    for col in ["reach", "sigma_end", "sigma_max_late"]:
+        assert plain[col].to_numpy().tobytes() == numpy[col].to_numpy().tobytes()
+    assert plain["error"].isna().all()
+    # The reaching time still follows σ₀/α for these α (the test above's
+    # oracle), so the points were not altered on the way.
+    assert all(math.isfinite(r) for r in plain["reach"])
+    # A value JSON cannot hold (a complex number) is sent as it is: the
+    # run reports its own error row instead of the sweep failing.
+    odd = nonsmooth.sweep(SMC, samples=[{"alpha": 1.0}, {"alpha": 1j}], metrics=METRICS,
+                          executor=ThreadPoolExecutor(1), set={"t_end": 3})
+    assert odd["error"].isna().tolist() == [True, False]
