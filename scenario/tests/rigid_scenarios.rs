@@ -448,7 +448,7 @@ fn error(text: &str) -> (ScenarioError, Option<usize>) {
 #[test]
 fn bad_rigid_input_names_the_line() {
     let head = "name = \"bad\"\n[simulation]\nt_end = 1\nstep = 1e-3\n";
-    let cases: [(&str, usize, &str); 9] = [
+    let cases: [(&str, usize, &str); 11] = [
         (
             "[[bodies]]\nname = \"b\"\ndensity = 1\nshapes = [{ type = \"cone\", radius = 1 }]\n",
             8,
@@ -493,6 +493,16 @@ fn bad_rigid_input_names_the_line() {
             "[[bodies]]\nname = \"b\"\ndensity = 1\nshapes = [{ type = \"sphere\", radius = 1 }]\n[output]\nrecord = [\"b.spin\"]\n",
             10,
             "`b` has no variable `spin`",
+        ),
+        (
+            "[rigid]\norder = \"sideways\"\n[[bodies]]\nname = \"b\"\ndensity = 1\nshapes = [{ type = \"sphere\", radius = 1 }]\n",
+            6,
+            "unknown contact order `sideways`",
+        ),
+        (
+            "[rigid]\nfallback = \"lemke\"\n[[bodies]]\nname = \"b\"\ndensity = 1\nshapes = [{ type = \"sphere\", radius = 1 }]\n",
+            6,
+            "rigid bodies take a frictional contact solver, not `lemke`",
         ),
     ];
     for (body, line, message) in cases {
