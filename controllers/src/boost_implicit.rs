@@ -90,6 +90,34 @@ pub enum BoostSurface {
     },
 }
 
+impl BoostSurface {
+    /// i_ref,k from the measured v: the constant i_ref on the current
+    /// surface; on the voltage surface i_ff − k e − k_i ζ_k with
+    /// e = v − v_ref and ζ_k = ζ_{k−1} + T e (ζ at the first sample: T e),
+    /// `integral` holding ζ and `started` whether a sample was taken.
+    pub(crate) fn reference(
+        &self,
+        v: f64,
+        period: f64,
+        integral: &mut f64,
+        started: &mut bool,
+    ) -> f64 {
+        match *self {
+            BoostSurface::Current { i_ref } => i_ref,
+            BoostSurface::Voltage { v_ref, k, ki, i_ff } => {
+                let e = v - v_ref;
+                *integral = if *started {
+                    *integral + period * e
+                } else {
+                    period * e
+                };
+                *started = true;
+                i_ff - k * e - ki * *integral
+            }
+        }
+    }
+}
+
 /// The implicit sliding-mode law of a boost converter's gate with PWM
 /// modulation (module documentation).
 #[derive(Debug, Clone)]
@@ -177,19 +205,9 @@ impl ImplicitBoostSmc {
 
     /// σ_k and i_ref,k from the measurement (i_L, v), updating ζ.
     fn surface(&mut self, i: f64, v: f64) -> (f64, f64) {
-        let i_ref = match self.surface {
-            BoostSurface::Current { i_ref } => i_ref,
-            BoostSurface::Voltage { v_ref, k, ki, i_ff } => {
-                let e = v - v_ref;
-                self.integral = if self.started {
-                    self.integral + self.pwm_period * e
-                } else {
-                    self.pwm_period * e
-                };
-                self.started = true;
-                i_ff - k * e - ki * self.integral
-            }
-        };
+        let i_ref =
+            self.surface
+                .reference(v, self.pwm_period, &mut self.integral, &mut self.started);
         (i - i_ref, i_ref)
     }
 }

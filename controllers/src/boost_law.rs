@@ -100,19 +100,9 @@ impl Controller for ExplicitBoostSmc {
 
     fn compute(&mut self, _t: f64, y: &[f64], u: &mut [f64]) -> Result<(), ControlError> {
         let (i, v) = (y[0], y[1]);
-        let i_ref = match self.surface {
-            BoostSurface::Current { i_ref } => i_ref,
-            BoostSurface::Voltage { v_ref, k, ki, i_ff } => {
-                let e = v - v_ref;
-                self.integral = if self.started {
-                    self.integral + self.period * e
-                } else {
-                    self.period * e
-                };
-                self.started = true;
-                i_ff - k * e - ki * self.integral
-            }
-        };
+        let i_ref = self
+            .surface
+            .reference(v, self.period, &mut self.integral, &mut self.started);
         self.sigma = [i - i_ref];
         self.i_ref = [i_ref];
         u[0] = if self.sigma[0] < 0.0 { 1.0 } else { 0.0 };
