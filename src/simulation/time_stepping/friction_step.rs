@@ -56,6 +56,25 @@ struct Sized {
     pattern: Option<Pattern>,
 }
 
+impl Sized {
+    /// A problem of `mu.len()` contacts of dimension `dim` over `w`, with
+    /// q, r and u zero.
+    fn new(dim: usize, w: Matrix, mu: Vec<f64>, pattern: Option<Pattern>) -> Self {
+        let size = mu.len() * dim;
+        Sized {
+            problem: FrictionProblem {
+                dim,
+                w,
+                q: vec![0.0; size],
+                mu,
+            },
+            r: vec![0.0; size],
+            u: vec![0.0; size],
+            pattern,
+        }
+    }
+}
+
 /// The problem over every contact of the model, whose pattern is built once
 /// for the run: an inactive contact holds the identity diagonal block, no
 /// coupling and q = 0 (so P = 0), and a change of the active set only
@@ -286,16 +305,13 @@ impl FrictionStep {
         }
         let nc = self.mu.len();
         let size = nc * d;
-        let slot = self.sized[nc].get_or_insert_with(|| Sized {
-            problem: FrictionProblem {
-                dim: d,
-                w: Matrix::Dense(DMatrix::zeros(size, size)),
-                q: vec![0.0; size],
-                mu: vec![0.0; nc],
-            },
-            r: vec![0.0; size],
-            u: vec![0.0; size],
-            pattern: None,
+        let slot = self.sized[nc].get_or_insert_with(|| {
+            Sized::new(
+                d,
+                Matrix::Dense(DMatrix::zeros(size, size)),
+                vec![0.0; nc],
+                None,
+            )
         });
         if !matches!(slot.problem.w, Matrix::Dense(_)) {
             slot.problem.w = Matrix::Dense(DMatrix::zeros(size, size));
@@ -395,16 +411,8 @@ impl FrictionStep {
             let oa = self.offset[k];
             wa.free_output(sys, &mut self.b[oa..oa + wa.m]);
         }
-        let slot = self.sized[nc].get_or_insert_with(|| Sized {
-            problem: FrictionProblem {
-                dim: d,
-                w: Matrix::Dense(DMatrix::zeros(0, 0)),
-                q: vec![0.0; size],
-                mu: vec![0.0; nc],
-            },
-            r: vec![0.0; size],
-            u: vec![0.0; size],
-            pattern: None,
+        let slot = self.sized[nc].get_or_insert_with(|| {
+            Sized::new(d, Matrix::Dense(DMatrix::zeros(0, 0)), vec![0.0; nc], None)
         });
         let same = slot
             .pattern
@@ -476,17 +484,7 @@ impl FrictionStep {
             )?;
             let pairs = block_pairs(&w);
             self.all = Some(AllContacts {
-                slot: Sized {
-                    problem: FrictionProblem {
-                        dim: d,
-                        w: Matrix::BlockSparse(w),
-                        q: vec![0.0; nc * d],
-                        mu: layout.mu.clone(),
-                    },
-                    r: vec![0.0; nc * d],
-                    u: vec![0.0; nc * d],
-                    pattern: Some(pattern),
-                },
+                slot: Sized::new(d, Matrix::BlockSparse(w), layout.mu.clone(), Some(pattern)),
                 layout,
                 pairs,
                 full: None,
