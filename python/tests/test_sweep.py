@@ -1,6 +1,7 @@
 """Sweeps: the reaching time of implicit sliding mode against σ₀/α, the
 same table from a process pool and a Dask cluster, error rows."""
 
+import json
 import math
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -199,3 +200,26 @@ def test_points_travel_as_json_exactly_and_odd_values_still_run():
     odd = nonsmooth.sweep(SMC, samples=[{"alpha": 1.0}, {"alpha": 1j}], metrics=METRICS,
                           executor=ThreadPoolExecutor(1), set={"t_end": 3})
     assert odd["error"].isna().tolist() == [True, False]
+
+
+def test_rows_come_back_as_json_text_bit_for_bit():
+    # A task returns its rows as one JSON text (Dask would otherwise
+    # serialise the list row by row in the worker's event loop). The rows
+    # read back must be the rows the runs gave, bit for bit, NaN and error
+    # texts included.
+    from nonsmooth._sweep import run_batch, run_batch_text
+
+    text = SMC.read_text()
+    points = [{"alpha": 4.0 / 3.0, "t_end": 3}, {"alpha": 2.0, "t_end": 1}, {"alpha": "1 +", "t_end": 3}]
+    ms = list(METRICS.values())
+    rows = run_batch(text, str(SMC), points, ms)
+    sent = run_batch_text(text, str(SMC), points, ms)
+    assert isinstance(sent, str)
+    back = json.loads(sent)
+    assert len(back) == len(rows) == 3
+    # The second run ends before 2.5 s: its late maximum is NaN; the third
+    # point is an error row.
+    assert math.isnan(rows[1][0][2]) and rows[2][1] is not None
+    for (v, e), (w, f) in zip(rows, back):
+        assert e == f
+        assert np.array(v, dtype=np.float64).tobytes() == np.array(w, dtype=np.float64).tobytes()
