@@ -171,7 +171,7 @@ def read_states(path, n):
 
 
 def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100,
-                   init=None, per_step=None):
+                   init=None, per_step=None, storage="sparse-block"):
     """The scene of collision/benches/spheres_in_box.rs: n spheres
     (r = 0.05, 1000 kg/m^3) in ten layers on a lattice of pitch 0.11 in a
     box sqrt(n/10) spheres wide, random initial velocities in [-0.5, 0.5]
@@ -184,7 +184,10 @@ def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100,
     init: a file of sphere states written by the bench (STATE_OUT), used
     instead of the lattice and the random velocities (the same case as the
     bench's STATE_IN); per_step: a CSV file receiving one row per measured
-    step (written as the run goes)."""
+    step (written as the run goes); storage: the one-step problem's W,
+    "sparse-block" (as siconos.io.mechanics_run sets it for
+    FrictionContact) or "dense" (the kernel's default, quadratic in the
+    contacts)."""
     radius, spacing, rho = 0.05, 0.01, 1000.0
     per_row = math.ceil(math.sqrt(n / 10.0))
     width = per_row * (2 * radius + spacing) + spacing
@@ -215,6 +218,8 @@ def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100,
         if given:
             q, v = given[i]
         s.add(SiconosSphere(radius), q, v, mass, [0.4 * mass * radius ** 2] * 3)
+    s.problem.setMStorageType({"sparse-block": sn.NM_SPARSE_BLOCK,
+                               "dense": sn.NM_DENSE}[storage])
     sim = sk.TimeStepping(s.nsds, sk.TimeDiscretisation(0.0, s.h))
     sim.insertIntegrator(s.osi)
     sim.insertNonSmoothProblem(s.problem)
@@ -258,6 +263,7 @@ if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--bench":
         # --bench N [N ...] [--warm W] [--measured M] [--tol T] [--max-iter K]
         #         [--init STATES.csv] [--per-step OUT.csv]
+        #         [--storage sparse-block|dense]
         args, opts = sys.argv[2:], {}
         while len(args) >= 2 and args[-2].startswith("--"):
             opts[args[-2]] = args[-1]
@@ -267,7 +273,8 @@ if __name__ == "__main__":
                            measured=int(opts.get("--measured", 100)),
                            tolerance=float(opts.get("--tol", 1e-4)),
                            max_iter=int(opts.get("--max-iter", 100)),
-                           init=opts.get("--init"), per_step=opts.get("--per-step"))
+                           init=opts.get("--init"), per_step=opts.get("--per-step"),
+                           storage=opts.get("--storage", "sparse-block"))
         sys.exit(0)
     ball(0.0, 0.0, 1.0, "rest")
     ball(0.3, 2.0, 0.5, "sliding")
