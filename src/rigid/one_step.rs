@@ -45,7 +45,7 @@ use nalgebra::{Matrix3, Vector3, Vector6};
 use super::body::{BodyState, RigidBody};
 use super::contact::{Contact, ContactJacobian};
 use super::error::{Result, RigidError};
-use super::islands::{ContactOrder, Islands};
+use super::islands::{across, layered_key, ContactOrder, Islands};
 use super::scheme::{FreeVelocity, NewtonEulerScheme};
 use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver, Nsgs};
 use crate::numerics::matrix::Block;
@@ -140,8 +140,10 @@ pub struct ContactStep {
     /// The fallbacks, to the same two tolerances.
     fallback: Option<(Box<dyn FrictionSolver>, Box<dyn FrictionSolver>)>,
     islands: Islands,
-    /// Per active contact: (island representative, height along −g, index).
-    keys: Vec<(usize, f64, usize)>,
+    /// Per active contact: (island representative, layer, row, position,
+    /// index); layer and row are 0 but in the layered order, position is
+    /// the height along −g (top-down and bottom-up) or along the row.
+    keys: Vec<(usize, i64, i64, f64, usize)>,
     sorted: Vec<(usize, ContactJacobian, ContactJacobian)>,
     /// Start of each island in the sorted active contacts, then their count.
     starts: Vec<usize>,
@@ -333,7 +335,7 @@ impl ContactStep {
                 islands: 0,
             });
         }
-        self.sort_into_islands(bodies, contacts, gravity);
+        self.sort_into_islands(bodies, states, contacts, gravity);
         // Contacts by body.
         if self.by_body.len() < n {
             self.by_body.resize_with(n, Vec::new);
@@ -417,6 +419,7 @@ impl ContactStep {
     fn sort_into_islands(
         &mut self,
         bodies: &[RigidBody],
+        states: &[BodyState],
         contacts: &[Contact],
         gravity: &Vector3<f64>,
     ) {
@@ -435,6 +438,27 @@ impl ContactStep {
                 }
             }
         }
+        // The layered order's thickness: twice the mean lever arm.
+        let layered = self.settings.order == ContactOrder::Layers && up != Vector3::zeros();
+        let (mut arm, mut arms) = (0.0, 0usize);
+        if layered {
+            for (i, _, _) in &self.active {
+                let c = &contacts[*i];
+                for (b, p) in [(c.body1, &c.point1), (c.body2, &c.point2)] {
+                    if !bodies[b].fixed {
+                        arm += (p - states[b].position).norm();
+                        arms += 1;
+                    }
+                }
+            }
+        }
+        let thickness = if arms > 0 {
+            2.0 * arm / arms as f64
+        } else {
+            0.0
+        };
+        let layered = layered && thickness.is_finite() && thickness > 0.0;
+        let axes = across(&if layered { up } else { Vector3::z() });
         self.keys.clear();
         for (a, (i, _, _)) in self.active.iter().enumerate() {
             let c = &contacts[*i];
@@ -448,19 +472,26 @@ impl ContactStep {
                 // Two fixed bodies: W = 0, an island of its own.
                 n + a
             };
-            let height = match self.settings.order {
-                ContactOrder::Detection => 0.0,
-                ContactOrder::TopDown => -up.dot(&(0.5 * (c.point1 + c.point2))),
-                ContactOrder::BottomUp => up.dot(&(0.5 * (c.point1 + c.point2))),
+            let mid = 0.5 * (c.point1 + c.point2);
+            let (layer, row, position) = match self.settings.order {
+                ContactOrder::Detection => (0, 0, 0.0),
+                ContactOrder::TopDown => (0, 0, -up.dot(&mid)),
+                ContactOrder::BottomUp => (0, 0, up.dot(&mid)),
+                ContactOrder::Layers if layered => layered_key(&mid, &up, &axes, thickness),
+                ContactOrder::Layers => (0, 0, 0.0),
             };
-            self.keys.push((island, height, a));
+            self.keys.push((island, layer, row, position, a));
         }
         // Stable: equal keys keep the detector's order.
-        self.keys
-            .sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        self.keys.sort_by(|x, y| {
+            x.0.cmp(&y.0)
+                .then(x.1.cmp(&y.1))
+                .then(x.2.cmp(&y.2))
+                .then(x.3.total_cmp(&y.3))
+        });
         self.sorted.clear();
         self.sorted
-            .extend(self.keys.iter().map(|k| self.active[k.2]));
+            .extend(self.keys.iter().map(|k| self.active[k.4]));
         std::mem::swap(&mut self.active, &mut self.sorted);
         self.starts.clear();
         for (a, k) in self.keys.iter().enumerate() {
