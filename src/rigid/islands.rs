@@ -30,7 +30,7 @@ pub enum ContactOrder {
     /// Top-down by layers, each layer by position: the contacts' midpoints
     /// fall into layers of thickness d across −g, highest layer first;
     /// within a layer, into rows of width d along a horizontal axis, then
-    /// along the other axis ([`layered_key`]). d is twice the mean lever
+    /// along the other axis. d is twice the mean lever
     /// arm |p − x_G| of the contacts on free bodies (one body's size). A
     /// sweep still hands the weight down layer by layer, and the contacts
     /// a Gauss–Seidel update reads (those sharing a body) stay a few
