@@ -5,12 +5,21 @@
 //! `cargo bench -p nonsmooth-collision --bench spheres_in_box [-- N...]`
 //! prints, per N: the mean wall time per step over the measured steps,
 //! split into detection and the contact step, with the mean active
-//! contacts and NSGS sweeps.
+//! contacts and NSGS sweeps, and the mean CPU time of this thread.
+//!
+//! For a step-by-step comparison with Siconos 4.4
+//! (`tests/oracle/rigid/siconos_rigid.py --bench N --init FILE`):
+//! `STATE_OUT=FILE` writes the bodies' states at the first measured step
+//! (after `WARM` steps) as CSV, `STATE_IN=FILE` starts from such a file
+//! instead of the generated velocities and positions (a cold start: no
+//! impulses from earlier steps), and `PER_STEP=FILE` writes one CSV row
+//! per measured step (wall and CPU time, contacts, sweeps, error).
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use nalgebra::Vector3;
-use nonsmooth::rigid::{ContactOrder, ContactSettings, ContactStep};
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use nonsmooth::rigid::{BodyState, ContactOrder, ContactSettings, ContactStep};
 use nonsmooth_collision::{spheres_in_box, ContactDetector, Material, SpheresInBox};
 
 fn run(n: usize, warm: usize, measured: usize) {
@@ -37,6 +46,14 @@ fn run(n: usize, warm: usize, measured: usize) {
     let mut det = ContactDetector::new(scene.colliders, 0.02).expect("detector");
     let mut step = ContactStep::new(settings).expect("step");
     let mut states = scene.states;
+    if let Ok(path) = std::env::var("STATE_IN") {
+        read_states(&path, &mut states);
+    }
+    let per_step_path = std::env::var("PER_STEP").ok();
+    let mut per_step = String::from(
+        "step,t,wall_ms,cpu_ms,detection_ms,contacts,active,islands,sweeps,error,solved\n",
+    );
+    let mut cpu_total = 0.0;
     let bodies = scene.bodies;
     let g = Vector3::new(0.0, 0.0, -9.81);
     let h = 1e-3;
@@ -47,6 +64,12 @@ fn run(n: usize, warm: usize, measured: usize) {
     let (mut all_unsolved, mut all_worst, mut all_sweeps) = (0usize, 0.0f64, 0usize);
     let progress = std::env::var("PROGRESS").is_ok();
     for k in 0..warm + measured {
+        if k == warm {
+            if let Ok(path) = std::env::var("STATE_OUT") {
+                write_states(&path, &states);
+            }
+        }
+        let c0 = thread_cpu_ms();
         let t0 = Instant::now();
         det.detect(&states, &mut contacts).expect("detect");
         let t1 = Instant::now();
@@ -54,6 +77,7 @@ fn run(n: usize, warm: usize, measured: usize) {
             .step(&bodies, &mut states, &contacts, k as f64 * h, h, &g)
             .expect("step");
         let t2 = Instant::now();
+        let cpu = thread_cpu_ms() - c0;
         if let Some(s) = rep.solve {
             all_unsolved += usize::from(!s.status.is_solved());
             all_worst = all_worst.max(s.error);
@@ -71,6 +95,24 @@ fn run(n: usize, warm: usize, measured: usize) {
             );
         }
         if k >= warm {
+            cpu_total += cpu;
+            let (sw, err, ok) = rep.solve.map_or((0, 0.0, true), |s| {
+                (s.iterations, s.error, s.status.is_solved())
+            });
+            writeln!(
+                per_step,
+                "{},{},{:.3},{:.3},{:.3},{},{},{},{sw},{err:e},{}",
+                k + 1,
+                (k + 1) as f64 * h,
+                (t2 - t0).as_secs_f64() * 1e3,
+                cpu,
+                (t1 - t0).as_secs_f64() * 1e3,
+                rep.contacts,
+                rep.active,
+                rep.islands,
+                u8::from(ok)
+            )
+            .expect("a String takes any write");
             t_det += t1 - t0;
             t_step += t2 - t1;
             active += rep.active;
@@ -82,12 +124,16 @@ fn run(n: usize, warm: usize, measured: usize) {
             }
         }
     }
+    if let Some(path) = per_step_path {
+        std::fs::write(&path, per_step).expect("PER_STEP file");
+    }
     let per = |d: Duration| d.as_secs_f64() * 1e3 / measured as f64;
     println!(
-        "N = {n:>6}: {:>8.3} ms/step (detection {:>7.3}, contact step {:>8.3}); \
+        "N = {n:>6}: {:>8.3} ms/step (CPU {:>8.3}; detection {:>7.3}, contact step {:>8.3}); \
          {:>7.0} active contacts, {:>5.1} islands, {:>5.1} sweeps per step (steps {warm}..{}); \
          {unsolved} steps short of the tolerance, worst error {worst:.2e}",
         per(t_det + t_step),
+        cpu_total / measured as f64,
         per(t_det),
         per(t_step),
         active as f64 / measured as f64,
@@ -95,6 +141,71 @@ fn run(n: usize, warm: usize, measured: usize) {
         sweeps as f64 / measured as f64,
         warm + measured
     );
+}
+
+/// CPU time of the calling thread in ms (Linux `/proc/thread-self/schedstat`,
+/// its first field in ns; NaN elsewhere): less sensitive than wall time to
+/// the other processes of a shared machine.
+fn thread_cpu_ms() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns * 1e-6)
+}
+
+const STATE_HEADER: &str = "body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
+
+/// Writes the free bodies' states (body index, centre, quaternion scalar
+/// first, velocity in the world frame, angular velocity in the body frame),
+/// each number in the shortest form that reads back to the same double.
+fn write_states(path: &str, states: &[BodyState]) {
+    let mut out = format!("{STATE_HEADER}\n");
+    for (b, s) in states.iter().enumerate().skip(1) {
+        let q = s.orientation.quaternion();
+        let row = [
+            s.position.x,
+            s.position.y,
+            s.position.z,
+            q.w,
+            q.i,
+            q.j,
+            q.k,
+            s.velocity.x,
+            s.velocity.y,
+            s.velocity.z,
+            s.omega.x,
+            s.omega.y,
+            s.omega.z,
+        ];
+        let row: Vec<String> = row.iter().map(|x| format!("{x:?}")).collect();
+        writeln!(out, "{b},{}", row.join(",")).expect("a String takes any write");
+    }
+    std::fs::write(path, out).expect("STATE_OUT file");
+}
+
+/// Reads a file of [`write_states`] into `states` (every free body).
+fn read_states(path: &str, states: &mut [BodyState]) {
+    let text = std::fs::read_to_string(path).expect("STATE_IN file");
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(STATE_HEADER), "{path}: header");
+    let mut seen = 0;
+    for (i, line) in lines.enumerate() {
+        let v: Vec<f64> = line
+            .split(',')
+            .map(|x| {
+                x.parse()
+                    .unwrap_or_else(|_| panic!("{path}:{}: {x}", i + 2))
+            })
+            .collect();
+        assert_eq!(v.len(), 14, "{path}:{}: 14 columns", i + 2);
+        let s = &mut states[v[0] as usize];
+        s.position = Vector3::new(v[1], v[2], v[3]);
+        s.orientation = UnitQuaternion::from_quaternion(Quaternion::new(v[4], v[5], v[6], v[7]));
+        s.velocity = Vector3::new(v[8], v[9], v[10]);
+        s.omega = Vector3::new(v[11], v[12], v[13]);
+        seen += 1;
+    }
+    assert_eq!(seen, states.len() - 1, "{path}: one row per sphere");
 }
 
 /// The contact settings: those of `examples/spheres_in_box.toml` (NSGS to

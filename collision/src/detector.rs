@@ -21,9 +21,11 @@
 //! Pair records live in a pool: when a pair separates its record (with its
 //! vectors' capacity) returns to a free list and the next new pair takes
 //! it, so that in the steady state nothing is allocated beyond the growth
-//! of the pools.
-
-use std::collections::HashMap;
+//! of the pools. The pairs of a call are found among those of the last
+//! call by merging the two lists, both sorted by pair: O(pairs), reading
+//! both lists in order (a hash map of the live pairs cost one random
+//! memory access per pair, slower per pair as the scene outgrows the
+//! caches).
 
 use nalgebra::{Isometry3, Translation3, Vector3};
 use nonsmooth::rigid::{BodyState, Contact};
@@ -146,8 +148,6 @@ type Manifold = ContactManifold<(), ()>;
 struct PairRecord {
     manifolds: Vec<Manifold>,
     workspace: Option<ContactManifoldsWorkspace>,
-    /// The call that last saw the pair.
-    stamp: u64,
 }
 
 /// Counters of the last detection.
@@ -168,11 +168,12 @@ pub struct ContactDetector {
     broad: Box<dyn BroadPhase>,
     aabbs: Vec<Aabb>,
     pairs: Vec<(u32, u32)>,
-    live: HashMap<(u32, u32), usize>,
+    /// The last call's pairs with their records, sorted by pair.
+    live: Vec<((u32, u32), usize)>,
+    /// The record of each pair of this call, in `pairs` order.
+    slots: Vec<usize>,
     records: Vec<PairRecord>,
     free: Vec<usize>,
-    stale: Vec<(u32, u32)>,
-    stamp: u64,
     stats: DetectionStats,
 }
 
@@ -226,11 +227,10 @@ impl ContactDetector {
             broad,
             aabbs: Vec::new(),
             pairs: Vec::new(),
-            live: HashMap::new(),
+            live: Vec::new(),
+            slots: Vec::new(),
             records: Vec::new(),
             free: Vec::new(),
-            stale: Vec::new(),
-            stamp: 0,
             stats: DetectionStats::default(),
         })
     }
@@ -254,7 +254,6 @@ impl ContactDetector {
     /// first), in a deterministic order (by pair, then manifold, then point).
     pub fn detect(&mut self, states: &[BodyState], out: &mut Vec<Contact>) -> Result<()> {
         out.clear();
-        self.stamp += 1;
         for c in &self.colliders {
             if c.body >= states.len() {
                 return Err(CollisionError::SizeMismatch {
@@ -275,24 +274,15 @@ impl ContactDetector {
             a.body != b.body && !(a.fixed && b.fixed)
         };
         self.broad.pairs(&self.aabbs, &keep, &mut self.pairs);
+        if !self.pairs.windows(2).all(|w| w[0] < w[1]) {
+            // A broad phase that breaks its contract's order.
+            self.pairs.sort_unstable();
+            self.pairs.dedup();
+        }
+        self.match_records();
         let dispatcher = DefaultQueryDispatcher;
-        for &(i, j) in &self.pairs {
-            let k = match self.live.get(&(i, j)) {
-                Some(k) => *k,
-                None => {
-                    let k = match self.free.pop() {
-                        Some(k) => k,
-                        None => {
-                            self.records.push(PairRecord::default());
-                            self.records.len() - 1
-                        }
-                    };
-                    self.live.insert((i, j), k);
-                    k
-                }
-            };
+        for (&(i, j), &k) in self.pairs.iter().zip(&self.slots) {
             let rec = &mut self.records[k];
-            rec.stamp = self.stamp;
             let (c1, c2) = (&self.colliders[i as usize], &self.colliders[j as usize]);
             let pos1 = c1.world_pose(&states[c1.body]);
             let pos2 = c2.world_pose(&states[c2.body]);
@@ -339,27 +329,53 @@ impl ContactDetector {
                 }
             }
         }
-        // Pairs not seen this call go back to the pool.
-        self.stale.clear();
-        let stamp = self.stamp;
-        let records = &self.records;
-        self.stale.extend(
-            self.live
-                .iter()
-                .filter(|(_, k)| records[**k].stamp != stamp)
-                .map(|(p, _)| *p),
-        );
-        for p in &self.stale {
-            if let Some(k) = self.live.remove(p) {
-                self.records[k].manifolds.clear();
-                self.free.push(k);
-            }
-        }
         self.stats = DetectionStats {
             pairs: self.pairs.len(),
             contacts: out.len(),
             pool: self.records.len(),
         };
         Ok(())
+    }
+
+    /// Gives each pair of `pairs` (sorted, distinct) its record in `slots`:
+    /// the record it had in the last call, or one from the pool. The last
+    /// call's pairs that are gone return their records to the pool first,
+    /// so that a new pair reuses them. Then `live` becomes this call's
+    /// pairs. One merge of two sorted lists: O(pairs).
+    fn match_records(&mut self) {
+        const NEW: usize = usize::MAX;
+        self.slots.clear();
+        let mut p = 0;
+        for pair in &self.pairs {
+            while p < self.live.len() && self.live[p].0 < *pair {
+                let k = self.live[p].1;
+                self.records[k].manifolds.clear();
+                self.free.push(k);
+                p += 1;
+            }
+            if p < self.live.len() && self.live[p].0 == *pair {
+                self.slots.push(self.live[p].1);
+                p += 1;
+            } else {
+                self.slots.push(NEW);
+            }
+        }
+        for &(_, k) in &self.live[p..] {
+            self.records[k].manifolds.clear();
+            self.free.push(k);
+        }
+        self.live.clear();
+        for (pair, slot) in self.pairs.iter().zip(self.slots.iter_mut()) {
+            if *slot == NEW {
+                *slot = match self.free.pop() {
+                    Some(k) => k,
+                    None => {
+                        self.records.push(PairRecord::default());
+                        self.records.len() - 1
+                    }
+                };
+            }
+            self.live.push((*pair, *slot));
+        }
     }
 }

@@ -192,7 +192,8 @@ pub struct RigidTable {
     /// Solve each island of the contact graph on its own (default false).
     pub islands: Option<Spanned<bool>>,
     /// The order of the contacts in each problem: `detection` (default),
-    /// `top-down` or `bottom-up` along gravity.
+    /// `top-down` or `bottom-up` along gravity, or `layers` (top-down by
+    /// layers, each layer by position).
     pub order: Option<SStr>,
     /// A frictional solver run from the solver's point on an island it
     /// leaves short of the tolerance (default: none).

@@ -45,7 +45,7 @@ use nalgebra::{Matrix3, Vector3, Vector6};
 use super::body::{BodyState, RigidBody};
 use super::contact::{Contact, ContactJacobian};
 use super::error::{Result, RigidError};
-use super::islands::{ContactOrder, Islands};
+use super::islands::{across, layered_key, ContactOrder, Islands};
 use super::scheme::{FreeVelocity, NewtonEulerScheme};
 use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver, Nsgs};
 use crate::numerics::matrix::Block;
@@ -140,19 +140,23 @@ pub struct ContactStep {
     /// The fallbacks, to the same two tolerances.
     fallback: Option<(Box<dyn FrictionSolver>, Box<dyn FrictionSolver>)>,
     islands: Islands,
-    /// Per active contact: (island representative, height along −g, index).
-    keys: Vec<(usize, f64, usize)>,
+    /// Per active contact: (island representative, layer, row, position,
+    /// index); layer and row are 0 but in the layered order, position is
+    /// the height along −g (top-down and bottom-up) or along the row.
+    keys: Vec<(usize, i64, i64, f64, usize)>,
     sorted: Vec<(usize, ContactJacobian, ContactJacobian)>,
     /// Start of each island in the sorted active contacts, then their count.
     starts: Vec<usize>,
     r_save: Vec<f64>,
     free: Vec<FreeVelocity>,
+    /// Per body: (1/m, I⁻¹) of this step (zero for fixed bodies).
+    inverse: Vec<(f64, Matrix3<f64>)>,
     /// Per active contact: (contact index, J₁, J₂).
     active: Vec<(usize, ContactJacobian, ContactJacobian)>,
     /// Per body: active contacts touching it (index into `active`, side).
     by_body: Vec<Vec<(usize, bool)>>,
-    /// W contributions (i, j, block) before merging.
-    entries: Vec<(usize, usize, Matrix3<f64>)>,
+    /// One row's W contributions (column, block) before merging.
+    row: Vec<(usize, Matrix3<f64>)>,
     q: Vec<f64>,
     mu: Vec<f64>,
     r: Vec<f64>,
@@ -234,9 +238,10 @@ impl ContactStep {
             starts: Vec::new(),
             r_save: Vec::new(),
             free: Vec::new(),
+            inverse: Vec::new(),
             active: Vec::new(),
             by_body: Vec::new(),
-            entries: Vec::new(),
+            row: Vec::new(),
             q: Vec::new(),
             mu: Vec::new(),
             r: Vec::new(),
@@ -280,6 +285,12 @@ impl ContactStep {
             newton_iterations += f.iterations;
             self.free.push(f);
         }
+        self.inverse.clear();
+        self.inverse.extend(
+            bodies
+                .iter()
+                .map(|b| (b.inverse_mass(), b.inverse_inertia())),
+        );
         // Activation and Jacobians.
         self.active.clear();
         self.impulses.clear();
@@ -324,7 +335,7 @@ impl ContactStep {
                 islands: 0,
             });
         }
-        self.sort_into_islands(bodies, contacts, gravity);
+        self.sort_into_islands(bodies, states, contacts, gravity);
         // Contacts by body.
         if self.by_body.len() < n {
             self.by_body.resize_with(n, Vec::new);
@@ -354,29 +365,6 @@ impl ContactStep {
             self.q.extend_from_slice(q.as_slice());
             self.mu.push(c.friction);
         }
-        // W blocks.
-        self.entries.clear();
-        for (b, list) in self.by_body.iter().enumerate().take(n) {
-            if list.is_empty() {
-                continue;
-            }
-            let minv_r = bodies[b].inverse_inertia();
-            let minv_t = bodies[b].inverse_mass();
-            for &(ai, si) in list {
-                let ji = side(&self.active[ai], si);
-                // J_i M⁻¹ (3 × 6).
-                let mut jm = ContactJacobian::zeros();
-                jm.fixed_view_mut::<3, 3>(0, 0)
-                    .copy_from(&(ji.fixed_view::<3, 3>(0, 0) * minv_t));
-                jm.fixed_view_mut::<3, 3>(0, 3)
-                    .copy_from(&(ji.fixed_view::<3, 3>(0, 3) * minv_r));
-                for &(aj, sj) in list {
-                    let jj = side(&self.active[aj], sj);
-                    self.entries.push((ai, aj, jm * jj.transpose()));
-                }
-            }
-        }
-        self.entries.sort_unstable_by_key(|e| (e.0, e.1));
         // Warm start.
         self.r.clear();
         self.r.resize(3 * na, 0.0);
@@ -390,7 +378,7 @@ impl ContactStep {
                 self.r[3 * a..3 * a + 3].copy_from_slice(&self.previous[p].1);
             }
         }
-        let report = self.solve_islands()?;
+        let report = self.solve_islands(bodies, contacts)?;
         // Velocities after the impulses.
         let dv = &mut self.dv;
         dv.clear();
@@ -412,8 +400,9 @@ impl ContactStep {
                 continue;
             }
             let f = &self.free[b];
-            let v = f.velocity + body.inverse_mass() * dv[b].fixed_rows::<3>(0);
-            let w = f.omega + body.inverse_inertia() * dv[b].fixed_rows::<3>(3);
+            let (minv_t, minv_r) = &self.inverse[b];
+            let v = f.velocity + *minv_t * dv[b].fixed_rows::<3>(0);
+            let w = f.omega + minv_r * dv[b].fixed_rows::<3>(3);
             scheme.advance(state, v, w, h);
         }
         Ok(StepReport {
@@ -430,6 +419,7 @@ impl ContactStep {
     fn sort_into_islands(
         &mut self,
         bodies: &[RigidBody],
+        states: &[BodyState],
         contacts: &[Contact],
         gravity: &Vector3<f64>,
     ) {
@@ -448,6 +438,27 @@ impl ContactStep {
                 }
             }
         }
+        // The layered order's thickness: twice the mean lever arm.
+        let layered = self.settings.order == ContactOrder::Layers && up != Vector3::zeros();
+        let (mut arm, mut arms) = (0.0, 0usize);
+        if layered {
+            for (i, _, _) in &self.active {
+                let c = &contacts[*i];
+                for (b, p) in [(c.body1, &c.point1), (c.body2, &c.point2)] {
+                    if !bodies[b].fixed {
+                        arm += (p - states[b].position).norm();
+                        arms += 1;
+                    }
+                }
+            }
+        }
+        let thickness = if arms > 0 {
+            2.0 * arm / arms as f64
+        } else {
+            0.0
+        };
+        let layered = layered && thickness.is_finite() && thickness > 0.0;
+        let axes = across(&if layered { up } else { Vector3::z() });
         self.keys.clear();
         for (a, (i, _, _)) in self.active.iter().enumerate() {
             let c = &contacts[*i];
@@ -461,19 +472,26 @@ impl ContactStep {
                 // Two fixed bodies: W = 0, an island of its own.
                 n + a
             };
-            let height = match self.settings.order {
-                ContactOrder::Detection => 0.0,
-                ContactOrder::TopDown => -up.dot(&(0.5 * (c.point1 + c.point2))),
-                ContactOrder::BottomUp => up.dot(&(0.5 * (c.point1 + c.point2))),
+            let mid = 0.5 * (c.point1 + c.point2);
+            let (layer, row, position) = match self.settings.order {
+                ContactOrder::Detection => (0, 0, 0.0),
+                ContactOrder::TopDown => (0, 0, -up.dot(&mid)),
+                ContactOrder::BottomUp => (0, 0, up.dot(&mid)),
+                ContactOrder::Layers if layered => layered_key(&mid, &up, &axes, thickness),
+                ContactOrder::Layers => (0, 0, 0.0),
             };
-            self.keys.push((island, height, a));
+            self.keys.push((island, layer, row, position, a));
         }
         // Stable: equal keys keep the detector's order.
-        self.keys
-            .sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        self.keys.sort_by(|x, y| {
+            x.0.cmp(&y.0)
+                .then(x.1.cmp(&y.1))
+                .then(x.2.cmp(&y.2))
+                .then(x.3.total_cmp(&y.3))
+        });
         self.sorted.clear();
         self.sorted
-            .extend(self.keys.iter().map(|k| self.active[k.2]));
+            .extend(self.keys.iter().map(|k| self.active[k.4]));
         std::mem::swap(&mut self.active, &mut self.sorted);
         self.starts.clear();
         for (a, k) in self.keys.iter().enumerate() {
@@ -484,32 +502,26 @@ impl ContactStep {
         self.starts.push(self.keys.len());
     }
 
-    /// Solves each island's problem (W blocks in `entries`, sorted; q, μ, r
-    /// in the sorted contact order); returns the report of the whole.
-    fn solve_islands(&mut self) -> Result<SolveReport> {
+    /// Solves each island's problem (q, μ, r in the sorted contact order,
+    /// W assembled island by island); returns the report of the whole.
+    fn solve_islands(&mut self, bodies: &[RigidBody], contacts: &[Contact]) -> Result<SolveReport> {
         let tol = self.settings.solver.tolerance;
         let several = self.starts.len() > 2;
         let (mut f2, mut q2, mut r2, mut u2) = (0.0, 0.0, 0.0, 0.0);
         let mut iterations = 0;
         let mut status = SolveStatus::Solved;
         let mut name = self.solver.name();
-        let mut e = 0;
         for k in 0..self.starts.len() - 1 {
             let (a0, a1) = (self.starts[k], self.starts[k + 1]);
-            let mut blocks = Vec::new();
-            while e < self.entries.len() && self.entries[e].0 < a1 {
-                let (i, j, mut m) = self.entries[e];
-                e += 1;
-                while e < self.entries.len() && self.entries[e].0 == i && self.entries[e].1 == j {
-                    m += self.entries[e].2;
-                    e += 1;
-                }
-                blocks.push(Block {
-                    row: i - a0,
-                    col: j - a0,
-                    values: m.as_slice().to_vec(),
-                });
-            }
+            let blocks = island_blocks(
+                bodies,
+                &self.inverse,
+                contacts,
+                &self.active,
+                &self.by_body,
+                a0..a1,
+                &mut self.row,
+            );
             let sizes = vec![3usize; a1 - a0];
             let w = BlockSparseMatrix::new(&sizes, &sizes, blocks)?;
             let (s0, s1) = (3 * a0, 3 * a1);
@@ -576,6 +588,63 @@ impl ContactStep {
             time: std::time::Duration::ZERO,
         })
     }
+}
+
+/// The blocks of rows `rows` (one island, whose contacts are contiguous)
+/// of W: W_ij = Σ_b J_{i,b} M_b⁻¹ J_{j,b}ᵀ over the free bodies b of
+/// contact i, j running over the active contacts on b (`by_body`); block
+/// indices relative to the island's first contact, rows in order and
+/// columns sorted within each row. Built row by row in O(Σ_i (n_i log n_i))
+/// with n_i the blocks of row i (a few tens at most), without sorting the
+/// whole matrix.
+fn island_blocks(
+    bodies: &[RigidBody],
+    inverse: &[(f64, Matrix3<f64>)],
+    contacts: &[Contact],
+    active: &[(usize, ContactJacobian, ContactJacobian)],
+    by_body: &[Vec<(usize, bool)>],
+    rows: std::ops::Range<usize>,
+    row: &mut Vec<(usize, Matrix3<f64>)>,
+) -> Vec<Block> {
+    let a0 = rows.start;
+    let mut blocks = Vec::new();
+    for a in rows {
+        row.clear();
+        let (i, j1, j2) = &active[a];
+        let c = &contacts[*i];
+        for (b, ji) in [(c.body1, j1), (c.body2, j2)] {
+            if bodies[b].fixed {
+                continue;
+            }
+            let (minv_t, minv_r) = &inverse[b];
+            // J_i M⁻¹ (3 × 6).
+            let mut jm = ContactJacobian::zeros();
+            jm.fixed_view_mut::<3, 3>(0, 0)
+                .copy_from(&(ji.fixed_view::<3, 3>(0, 0) * *minv_t));
+            jm.fixed_view_mut::<3, 3>(0, 3)
+                .copy_from(&(ji.fixed_view::<3, 3>(0, 3) * minv_r));
+            for &(aj, sj) in &by_body[b] {
+                row.push((aj, jm * side(&active[aj], sj).transpose()));
+            }
+        }
+        row.sort_unstable_by_key(|e| e.0);
+        let mut k = 0;
+        while k < row.len() {
+            let (col, mut m) = row[k];
+            k += 1;
+            // Two contacts sharing both bodies (and the diagonal).
+            while k < row.len() && row[k].0 == col {
+                m += row[k].1;
+                k += 1;
+            }
+            blocks.push(Block {
+                row: a - a0,
+                col: col - a0,
+                values: m.as_slice().to_vec(),
+            });
+        }
+    }
+    blocks
 }
 
 fn free_vector(f: &FreeVelocity) -> Vector6<f64> {

@@ -160,7 +160,18 @@ def cube():
     print(f"cube: {len(rows)} rows, {per_step * 1e6:.1f} us/step -> {write('cube', rows)}")
 
 
-def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100):
+def read_states(path, n):
+    """The sphere states of a file written by the bench (STATE_OUT):
+    body, x, y, z, qw, qx, qy, qz, vx, vy, vz, wx, wy, wz (omega in the
+    body frame, as Siconos' NewtonEulerDS takes it), one row per sphere."""
+    data = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+    if data.shape != (n, 14) or list(data[:, 0]) != list(range(1, n + 1)):
+        raise SystemExit(f"{path}: expected rows for bodies 1..{n}, got {data.shape}")
+    return [(list(r[1:8]), list(r[8:14])) for r in data]
+
+
+def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100,
+                   init=None, per_step=None, storage="sparse-block"):
     """The scene of collision/benches/spheres_in_box.rs: n spheres
     (r = 0.05, 1000 kg/m^3) in ten layers on a lattice of pitch 0.11 in a
     box sqrt(n/10) spheres wide, random initial velocities in [-0.5, 0.5]
@@ -168,7 +179,15 @@ def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100):
     most 100 sweeps (or the given tolerance and sweeps), one Newton
     iteration per step; the floor and walls are static Bullet boxes.
     Prints the mean wall and CPU time of computeOneStep over the measured
-    steps, with the NSGS sweeps and residual of each measured step."""
+    steps, with the NSGS sweeps and residual of each measured step.
+
+    init: a file of sphere states written by the bench (STATE_OUT), used
+    instead of the lattice and the random velocities (the same case as the
+    bench's STATE_IN); per_step: a CSV file receiving one row per measured
+    step (written as the run goes); storage: the one-step problem's W,
+    "sparse-block" (as siconos.io.mechanics_run sets it for
+    FrictionContact) or "dense" (the kernel's default, quadratic in the
+    contacts)."""
     radius, spacing, rho = 0.05, 0.01, 1000.0
     per_row = math.ceil(math.sqrt(n / 10.0))
     width = per_row * (2 * radius + spacing) + spacing
@@ -189,13 +208,18 @@ def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100):
     rng = np.random.default_rng(1)
     pitch = 2 * radius + spacing
     start = -half + 0.5 * spacing + radius
+    given = read_states(init, n) if init else None
     for i in range(n):
         layer, in_layer = divmod(i, per_row * per_row)
         iy, ix = divmod(in_layer, per_row)
         q = [start + ix * pitch, start + iy * pitch,
              radius + spacing + layer * pitch, 1, 0, 0, 0]
         v = list(rng.uniform(-0.5, 0.5, 3)) + [0, 0, 0]
+        if given:
+            q, v = given[i]
         s.add(SiconosSphere(radius), q, v, mass, [0.4 * mass * radius ** 2] * 3)
+    s.problem.setMStorageType({"sparse-block": sn.NM_SPARSE_BLOCK,
+                               "dense": sn.NM_DENSE}[storage])
     sim = sk.TimeStepping(s.nsds, sk.TimeDiscretisation(0.0, s.h))
     sim.insertIntegrator(s.osi)
     sim.insertNonSmoothProblem(s.problem)
@@ -204,6 +228,9 @@ def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100):
     # default allows 20 Newton iterations of the whole step).
     sim.setNewtonMaxIteration(1)
     total, cpu, contacts = 0.0, 0.0, 0
+    out = open(per_step, "w") if per_step else None
+    if out:
+        out.write("step,wall_ms,cpu_ms,contacts,interactions,sweeps,residual\n")
     for k in range(warm + measured):
         t0, c0 = time.perf_counter(), time.process_time()
         sim.computeOneStep()
@@ -217,6 +244,13 @@ def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100):
                   f"{s.problem.getSizeOutput() // 3} contacts, "
                   f"{opts.iparam[sn.SICONOS_IPARAM_ITER_DONE]} sweeps, "
                   f"residual {opts.dparam[sn.SICONOS_DPARAM_RESIDU]:.2e}", flush=True)
+            if out:
+                out.write(f"{k + 1},{(t1 - t0) * 1e3:.3f},{(c1 - c0) * 1e3:.3f},"
+                          f"{s.problem.getSizeOutput() // 3},"
+                          f"{s.nsds.getNumberOfInteractions()},"
+                          f"{opts.iparam[sn.SICONOS_IPARAM_ITER_DONE]},"
+                          f"{opts.dparam[sn.SICONOS_DPARAM_RESIDU]:.6e}\n")
+                out.flush()
         elif k % 25 == 0:
             print(f"step {k}: {(t1 - t0) * 1e3:.1f} ms wall", flush=True)
         sim.nextStep()
@@ -228,6 +262,8 @@ def spheres_in_box(n, warm=300, measured=100, tolerance=1e-4, max_iter=100):
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--bench":
         # --bench N [N ...] [--warm W] [--measured M] [--tol T] [--max-iter K]
+        #         [--init STATES.csv] [--per-step OUT.csv]
+        #         [--storage sparse-block|dense]
         args, opts = sys.argv[2:], {}
         while len(args) >= 2 and args[-2].startswith("--"):
             opts[args[-2]] = args[-1]
@@ -236,7 +272,9 @@ if __name__ == "__main__":
             spheres_in_box(int(n), warm=int(opts.get("--warm", 300)),
                            measured=int(opts.get("--measured", 100)),
                            tolerance=float(opts.get("--tol", 1e-4)),
-                           max_iter=int(opts.get("--max-iter", 100)))
+                           max_iter=int(opts.get("--max-iter", 100)),
+                           init=opts.get("--init"), per_step=opts.get("--per-step"),
+                           storage=opts.get("--storage", "sparse-block"))
         sys.exit(0)
     ball(0.0, 0.0, 1.0, "rest")
     ball(0.3, 2.0, 0.5, "sliding")
