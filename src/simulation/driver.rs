@@ -189,6 +189,19 @@ pub trait Simulation: Send {
     fn grid(&self) -> Option<(i64, i64)> {
         None
     }
+    /// Takes the first part (t_n, τ] of the coming integration step with the
+    /// inputs held now; the next [`Simulation::reach`] integrates the rest
+    /// (τ, t_{n+1}] with the inputs held then (a split step,
+    /// docs/how-a-step-proceeds.md). Only time-stepping on first-order
+    /// Euler–Moreau systems supports it
+    /// ([`TimeStepping::split_at`](crate::simulation::TimeStepping::split_at));
+    /// other strategies refuse it.
+    fn split_at(&mut self, tau: f64) -> Result<(), SimulationError> {
+        Err(SimulationError::Unsupported(format!(
+            "an input change at t = {tau} inside a step needs a time-stepping plant ({:?} has no split step)",
+            self.strategy()
+        )))
+    }
     /// The tick of the next occurrence of an event source registered with
     /// [`Simulation::add_event_source`] (`None` once it has none left, or
     /// for an unknown source).
@@ -372,6 +385,9 @@ impl Simulation for TimeStepping {
     }
     fn grid(&self) -> Option<(i64, i64)> {
         Some(self.step_ticks())
+    }
+    fn split_at(&mut self, tau: f64) -> Result<(), SimulationError> {
+        TimeStepping::split_at(self, tau)
     }
     fn pending_tick(&self, id: SourceId) -> Option<i64> {
         TimeStepping::pending_tick(self, id)

@@ -325,6 +325,7 @@ impl ControlLoopBuilder {
             line: None,
             signals: Vec::new(),
             relation: None,
+            change_at: f64::INFINITY,
         });
         Ok(ControllerId(self.controllers.len() - 1))
     }
@@ -636,6 +637,7 @@ impl ControlLoopBuilder {
             undo: Vec::new(),
             actions_pending: false,
             relation_u: Vec::new(),
+            next_change: f64::INFINITY,
         };
         // u0 is held from t₀ on.
         let systems: Vec<SystemId> = lp.controllers.iter().map(|c| c.system).collect();
