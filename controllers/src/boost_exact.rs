@@ -346,3 +346,132 @@ impl Controller for ExactCurrentSmc {
         Ok(r.consumed())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ExactCurrentSmc;
+    use nonsmooth::control::{ControlError, Controller, ControllerSetup, LawParams, LawValue};
+
+    fn law(i_ref: f64, step: f64) -> ExactCurrentSmc {
+        let p = LawParams::new(
+            "gate",
+            [
+                ("i_ref", i_ref),
+                ("v_in", 10.0),
+                ("inductance", 1e-3),
+                ("capacitance", 1e-4),
+                ("resistance", 20.0),
+                ("step", step),
+                ("theta", 0.5),
+            ]
+            .iter()
+            .map(|(k, v)| (k.to_string(), LawValue::Scalar(*v)))
+            .collect(),
+        );
+        ExactCurrentSmc::from_params(&p).unwrap()
+    }
+
+    fn setup(period: f64) -> ControllerSetup {
+        ControllerSetup {
+            name: "gate".into(),
+            period,
+            measurement_dim: 2,
+            input_dim: 1,
+            state_dim: 2,
+            plant: None,
+            measurement_map: None,
+        }
+    }
+
+    /// The predicted σ_{k+1} of the chosen duty is zero to round-off inside
+    /// (0, 1), and the opening is scheduled at t + d T_s; the reaching
+    /// phase clamps to 1 (below the surface) or 0 (above) with no change.
+    #[test]
+    fn the_duty_zeroes_the_prediction_or_clamps() {
+        let mut c = law(3.125, 1e-7);
+        c.initialize(&setup(1e-5)).unwrap();
+        let mut u = [0.0];
+        c.compute(1e-3, &[3.125, 25.0], &mut u).unwrap();
+        let d = c.signal("duty").unwrap()[0];
+        let predicted = c.signal("predicted").unwrap()[0];
+        assert!(d > 0.55 && d < 0.65, "{d}");
+        assert!(predicted.abs() <= 1e-12, "{predicted}");
+        assert_eq!(u, [1.0]);
+        let (tau, u_after) = c.scheduled_change().unwrap();
+        assert!((tau - (1e-3 + d * 1e-5)).abs() <= 1e-18);
+        assert_eq!(u_after, &[0.0]);
+        // Far below: d = 1, no opening in the period.
+        c.compute(0.0, &[0.0, 5.0], &mut u).unwrap();
+        assert_eq!((u[0], c.signal("duty").unwrap()[0]), (1.0, 1.0));
+        assert!(c.scheduled_change().is_none());
+        // Far above: d = 0, the switch stays open.
+        c.compute(0.0, &[6.0, 25.0], &mut u).unwrap();
+        assert_eq!((u[0], c.signal("duty").unwrap()[0]), (0.0, 0.0));
+        assert!(c.scheduled_change().is_none());
+        assert_eq!(c.signal("ccm").unwrap(), &[1.0]);
+    }
+
+    /// With no inductor current and the capacitor empty, the open switch
+    /// alone would bring i_L above a small i_ref: d = 0, but the diode
+    /// starts at zero current (the CCM prediction does not hold there), so
+    /// the law falls back to the frozen-v relay duty and says so.
+    #[test]
+    fn a_start_at_zero_current_falls_back_and_says_so() {
+        let mut c = law(0.05, 1e-7);
+        c.initialize(&setup(1e-5)).unwrap();
+        let mut u = [1.0];
+        c.compute(0.0, &[0.0, 0.0], &mut u).unwrap();
+        assert_eq!(c.signal("ccm").unwrap(), &[0.0]);
+        assert_eq!(u, [0.0]);
+        assert!(c.signal("predicted").unwrap()[0].is_nan());
+    }
+
+    #[test]
+    fn save_and_restore_keep_the_scheduled_opening() {
+        let mut c = law(3.125, 1e-7);
+        c.initialize(&setup(1e-5)).unwrap();
+        let mut u = [0.0];
+        c.compute(2e-3, &[3.1, 24.0], &mut u).unwrap();
+        let mut saved = vec![];
+        c.save_state(&mut saved);
+        let before = (
+            c.scheduled_change().map(|(t, _)| t),
+            c.signal("duty").unwrap()[0],
+        );
+        c.compute(0.0, &[0.0, 5.0], &mut u).unwrap();
+        assert_eq!(c.restore_state(&saved).unwrap(), saved.len());
+        let after = (
+            c.scheduled_change().map(|(t, _)| t),
+            c.signal("duty").unwrap()[0],
+        );
+        assert_eq!(before, after);
+        assert!(before.0.is_some());
+        assert!(matches!(
+            c.restore_state(&saved[..3]),
+            Err(ControlError::State { .. })
+        ));
+    }
+
+    #[test]
+    fn a_period_that_is_not_whole_steps_and_bad_values_are_refused() {
+        let mut c = law(3.125, 3e-7);
+        assert!(matches!(
+            c.initialize(&setup(1e-6)),
+            Err(ControlError::InvalidValue { .. })
+        ));
+        let mut c = law(-1.0, 1e-7);
+        assert!(matches!(
+            c.initialize(&setup(1e-5)),
+            Err(ControlError::InvalidValue { .. })
+        ));
+        let mut c = law(1.0, 1e-7);
+        let wrong = ControllerSetup {
+            measurement_dim: 1,
+            ..setup(1e-5)
+        };
+        assert!(matches!(
+            c.initialize(&wrong),
+            Err(ControlError::Dimension { .. })
+        ));
+    }
+}
