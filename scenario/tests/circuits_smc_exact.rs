@@ -5,9 +5,10 @@
 //! gate switches once per period, and the output settles at the lossless
 //! converter's power balance.
 //!
-//! Plant: V_in = 10 V, L = 1 mH, C = 100 µF, R = 20 Ω, the gated switch S1
-//! to ground and the diode D1 to the output (a netlist), θ = 1/2,
-//! h = 0.1 µs, from rest. Oracles read from the plant's recorded state,
+//! Plant (examples/boost_smc_exact.toml, its parameters set here):
+//! V_in = 10 V, L = 1 mH, C = 100 µF, R = 20 Ω, the gated switch S1 to
+//! ground and the diode D1 to the output (a netlist), θ = 1/2, h = 0.1 µs,
+//! T_s = 10 µs, i_ref = 3.125 A, from rest. Oracles read from the plant's recorded state,
 //! independently of the law's prediction: i_L at the sampling instants t_k,
 //! the recorded gate at every step, the period means of i_L and v.
 
@@ -25,68 +26,32 @@ const TS: f64 = 1e-5;
 const I_REF: f64 = 3.125;
 const T_END: f64 = 0.012;
 
-fn scenario() -> String {
-    format!(
-        r#"name = "boost_exact"
-[parameters]
-v_in = {V_IN}
-inductance = {L}
-capacitance = {C}
-resistance = {R}
-step = {H}
-theta = 0.5
-
-[simulation]
-t_end = {T_END}
-step = "step"
-theta = "theta"
-
-[[circuits]]
-name = "boost"
-elements = [
-  "V1 in 0 v_in",
-  "L1 in sw inductance",
-  "S1 sw 0 10*v_in",
-  "D1 sw out",
-  "C1 out 0 capacitance",
-  "R1 out 0 resistance",
-]
-
-[[sensors]]
-name = "meter"
-system = "boost"
-C = [[1, 0], [0, 1]]
-period = {TS}
-
-[[controllers]]
-name = "gate"
-law = "current_smc_exact"
-input = "meter"
-system = "boost"
-inputs = ["S1"]
-period = {TS}
-
-[controllers.params]
-i_ref = {I_REF}
-v_in = "v_in"
-inductance = "inductance"
-capacitance = "capacitance"
-resistance = "resistance"
-step = "step"
-theta = "theta"
-
-[output]
-record = ["boost.i(L1)", "boost.v(C1)", "gate.*"]
-"#
-    )
+/// examples/boost_smc_exact.toml with a row at every step and `t_end`.
+fn example(t_end: f64) -> Scenario {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/boost_smc_exact.toml"
+    );
+    let mut s = Scenario::from_file(path).unwrap();
+    for (k, v) in [
+        ("v_in", V_IN),
+        ("inductance", L),
+        ("capacitance", C),
+        ("resistance", R),
+        ("i_ref", I_REF),
+        ("pwm_period", TS),
+        ("step", H),
+        ("t_end", t_end),
+        ("record_every", 1.0),
+    ] {
+        s.set_parameter(k, v).unwrap();
+    }
+    s
 }
 
 /// The recorded columns, one row per grid instant (t₀ included).
-fn run(text: &str) -> (Vec<String>, Vec<Vec<f64>>) {
-    let built = Scenario::from_str(text, "boost_exact.toml")
-        .unwrap()
-        .build_with(Arc::new(Catalog))
-        .unwrap();
+fn run(scenario: Scenario) -> (Vec<String>, Vec<Vec<f64>>) {
+    let built = scenario.build_with(Arc::new(Catalog)).unwrap();
     let header: Vec<String> = built.header().iter().map(|s| s.to_string()).collect();
     let mut sim = built.control_loop().unwrap();
     let mut row = vec![0.0; header.len()];
@@ -116,7 +81,7 @@ fn min_max(v: &[f64]) -> (f64, f64) {
 
 #[test]
 fn exact_current_smc_holds_sigma_to_round_off() {
-    let (header, rows) = run(&scenario());
+    let (header, rows) = run(example(T_END));
     let n = (TS / H).round() as usize;
     let i = col(&header, &rows, "boost.i(L1)");
     let v = col(&header, &rows, "boost.v(C1)");
@@ -218,11 +183,7 @@ fn exact_current_smc_holds_sigma_to_round_off() {
 /// trajectory to the last bit.
 #[test]
 fn a_saved_state_with_a_scheduled_opening_restores_bit_identically() {
-    let text = scenario().replace(&format!("t_end = {T_END}"), "t_end = 1.2e-3");
-    let built = Scenario::from_str(&text, "boost_exact.toml")
-        .unwrap()
-        .build_with(Arc::new(Catalog))
-        .unwrap();
+    let built = example(1.2e-3).build_with(Arc::new(Catalog)).unwrap();
     let mut sim = built.control_loop().unwrap();
     // t₀ and 10 010 steps: t = 1.001 ms, a tenth into the period that
     // starts at 1 ms, after reaching (0.86 ms), before its opening.
