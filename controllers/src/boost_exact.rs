@@ -298,7 +298,7 @@ impl Controller for ExactCurrentSmc {
         self.predicted = [end[0] - self.i_ref];
         self.ccm = [if ccm { 1.0 } else { 0.0 }];
         u[0] = if s > 0.0 { 1.0 } else { 0.0 };
-        self.change = (s > 0.0 && s < n as f64).then(|| t + s * self.h);
+        self.change = (s > 0.0 && s < n as f64).then_some(t + s * self.h);
         Ok(())
     }
 
