@@ -114,6 +114,10 @@ fn split_step_refuses_what_it_does_not_support() {
         sim.split_at(0.006),
         Err(SimulationError::Unsupported(_))
     ));
+    // Inside a split step there is no grid state to save.
+    assert!(Simulation::save_state(&sim).is_err());
+    sim.step().unwrap();
+    assert!(Simulation::save_state(&sim).is_ok());
     // The zero-order hold and Lagrangian systems keep their step length.
     let mut zoh = settings(h, 0.1);
     zoh.first_order_scheme = FirstOrderScheme::ZeroOrderHold;

@@ -396,11 +396,13 @@ impl Simulation for TimeStepping {
         self.settings().t_end
     }
     fn save_state(&self) -> Result<SimulationState, StateError> {
+        refuse_inside_split(self)?;
         Ok(SimulationState::TimeStepping(TimeStepping::save_state(
             self,
         )))
     }
     fn save_state_into(&self, into: &mut SimulationState) -> Result<(), StateError> {
+        refuse_inside_split(self)?;
         match into {
             SimulationState::TimeStepping(s) => TimeStepping::save_state_into(self, s),
             other => *other = Simulation::save_state(self)?,
@@ -414,6 +416,18 @@ impl Simulation for TimeStepping {
             SimulationState::Imported(_) => Err(other_strategy("time-stepping", "imported")),
         }
     }
+}
+
+/// A state is taken at an instant of the grid, not inside a split step
+/// (between [`TimeStepping::split_at`] and the step that ends it).
+fn refuse_inside_split(sim: &TimeStepping) -> Result<(), StateError> {
+    if sim.split_pending() {
+        return Err(StateError::Unsupported(
+            "the simulation is inside a split step: save its state at an instant of the grid"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 fn other_strategy(this: &str, state: &str) -> StateError {
