@@ -164,6 +164,9 @@ impl Controller for Pulse {
     fn scheduled_change(&self) -> Option<(f64, &[f64])> {
         self.change.as_ref().map(|(t, u)| (*t, u.as_slice()))
     }
+    fn schedules_changes(&self) -> bool {
+        true
+    }
     fn save_state(&self, _: &mut Vec<f64>) {}
     fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> {
         Ok(0)

@@ -306,6 +306,10 @@ impl Controller for ExactCurrentSmc {
         self.change.map(|tau| (tau, &self.gate_open[..]))
     }
 
+    fn schedules_changes(&self) -> bool {
+        true
+    }
+
     fn signal_names(&self) -> &[&'static str] {
         &["sigma", "duty", "i_ref", "predicted", "ccm"]
     }

@@ -69,9 +69,17 @@ pub trait Controller: Send {
     /// splitting the plant's integration step that contains τ when τ is not
     /// on the grid (docs/how-a-step-proceeds.md, "An actuation inside a
     /// step"). The default schedules nothing. A law that schedules keeps
-    /// (τ, u′) in its saved state.
+    /// (τ, u′) in its saved state and says so with
+    /// [`Controller::schedules_changes`].
     fn scheduled_change(&self) -> Option<(f64, &[f64])> {
         None
+    }
+
+    /// True when [`Controller::scheduled_change`] may return a change (asked
+    /// once, after [`Controller::initialize`]; the loop asks for changes
+    /// only from such laws, so that the others cost nothing per instant).
+    fn schedules_changes(&self) -> bool {
+        false
     }
 
     /// Names of the extra signals the law records besides u, e.g.

@@ -326,6 +326,7 @@ impl ControlLoopBuilder {
             signals: Vec::new(),
             relation: None,
             change_at: f64::INFINITY,
+            schedules: false,
         });
         Ok(ControllerId(self.controllers.len() - 1))
     }
@@ -584,6 +585,7 @@ impl ControlLoopBuilder {
                 measurement_map,
             };
             c.law.initialize(&setup)?;
+            c.schedules = c.law.schedules_changes();
             c.signals = c.law.signal_names().to_vec();
             for name in &c.signals {
                 if c.law.signal(name).is_none() {

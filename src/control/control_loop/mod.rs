@@ -174,6 +174,8 @@ struct ControllerRt {
     /// The instant τ of a change of u its law scheduled and the loop has
     /// not applied yet ([`Controller::scheduled_change`]); +∞ when none.
     change_at: f64,
+    /// The law may schedule changes ([`Controller::schedules_changes`]).
+    schedules: bool,
 }
 
 #[derive(Debug, Clone, Copy)]

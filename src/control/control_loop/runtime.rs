@@ -226,9 +226,9 @@ impl ControlLoop {
                 });
             }
         }
-        // A change the law scheduled inside the coming period (one
-        // comparison when it schedules none and had none pending).
-        if computed && (c.change_at < f64::INFINITY || c.law.scheduled_change().is_some()) {
+        // A change the law scheduled inside the coming period (laws that
+        // never schedule pay one test).
+        if computed && c.schedules {
             self.schedule_change(k, t)?;
         }
         let c = &mut self.controllers[k];

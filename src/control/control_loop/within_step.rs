@@ -11,11 +11,13 @@
 //! "An actuation inside a step").
 //!
 //! Checked once per step by one comparison (`next_change`, +∞ when nothing
-//! is scheduled); refused with a typed error: a change on an actuator with a
+//! is scheduled); only laws whose [`Controller::schedules_changes`] is true
+//! are asked for changes after they compute. Refused with a typed error: a change on an actuator with a
 //! delay, a τ that is not after the computing instant, a plant without a
 //! split step (event-driven), two changes inside one step.
 //!
 //! [`Controller::scheduled_change`]: crate::control::Controller::scheduled_change
+//! [`Controller::schedules_changes`]: crate::control::Controller::schedules_changes
 //! [`Simulation::split_at`]: crate::simulation::Simulation::split_at
 
 use super::ControlLoop;
@@ -83,7 +85,7 @@ impl ControlLoop {
     pub(super) fn rescan_changes(&mut self) {
         let now = self.plant.time();
         for c in &mut self.controllers {
-            c.change_at = match c.law.scheduled_change() {
+            c.change_at = match c.law.scheduled_change().filter(|_| c.schedules) {
                 Some((tau, _)) if tau >= now && c.line.is_none() => tau,
                 _ => f64::INFINITY,
             };
