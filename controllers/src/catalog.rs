@@ -2,6 +2,7 @@
 
 use nonsmooth::control::{ControlError, Controller, LawCatalog, LawParams, Observer};
 
+use crate::boost_exact::ExactCurrentSmc;
 use crate::boost_implicit::ImplicitBoostSmc;
 use crate::boost_law::BoostSmc;
 use crate::converter::{CurrentSmc, Pwm};
@@ -14,7 +15,7 @@ use crate::super_twisting::SuperTwisting;
 use crate::twisting::{Twisting, TwistingVariant};
 
 /// Names of the controller laws, as [`Catalog`] knows them.
-pub const CONTROLLER_LAWS: [&str; 16] = [
+pub const CONTROLLER_LAWS: [&str; 17] = [
     "pid",
     "smc_implicit",
     "smc_explicit",
@@ -31,6 +32,7 @@ pub const CONTROLLER_LAWS: [&str; 16] = [
     "current_smc_implicit",
     "voltage_smc_implicit",
     "boost_smc",
+    "current_smc_exact",
 ];
 
 /// Names of the observer laws, as [`Catalog`] knows them.
@@ -83,6 +85,7 @@ impl LawCatalog for Catalog {
             "current_smc_implicit" => Box::new(ImplicitBoostSmc::from_params(false, p)?),
             "voltage_smc_implicit" => Box::new(ImplicitBoostSmc::from_params(true, p)?),
             "boost_smc" => Box::new(BoostSmc::from_params(p)?),
+            "current_smc_exact" => Box::new(ExactCurrentSmc::from_params(p)?),
             _ => {
                 return Err(ControlError::BadReference(format!(
                     "{}: unknown controller law `{law}` (known: {})",

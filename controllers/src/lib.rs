@@ -12,6 +12,7 @@
 //! | switch gates of power converters | `pwm`, `current_smc_explicit` | [`converter`] |
 //! | implicit sliding mode of a boost converter, PWM modulated | `current_smc_implicit`, `voltage_smc_implicit` | [`boost_implicit`] |
 //! | every boost gate law above by two words (`law`, `surface`), for scenario parameters | `boost_smc` | [`boost_law`] |
+//! | implicit current-mode sliding mode of a boost converter, switching inside the step (σ_k = 0 to round-off) | `current_smc_exact` | [`boost_exact`] |
 //! | observers | `luenberger`, `sliding_observer` | [`luenberger`], [`sliding_observer`] |
 //!
 //! Each module documents the discrete-time equations of its laws. T is
@@ -28,6 +29,7 @@
 //! [`ObserverSetup::period`]: nonsmooth::control::ObserverSetup::period
 //! [`ControlError`]: nonsmooth::control::ControlError
 
+pub mod boost_exact;
 pub mod boost_implicit;
 pub mod boost_law;
 mod catalog;

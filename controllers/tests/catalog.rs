@@ -75,6 +75,18 @@ fn minimal(law: &str) -> (Vec<(&'static str, LawValue)>, usize) {
             ],
             2,
         ),
+        "current_smc_exact" => (
+            vec![
+                ("i_ref", Scalar(1.0)),
+                ("v_in", Scalar(10.0)),
+                ("inductance", Scalar(1e-3)),
+                ("capacitance", Scalar(1e-4)),
+                ("resistance", Scalar(20.0)),
+                ("step", Scalar(1e-3)),
+                ("theta", Scalar(0.5)),
+            ],
+            2,
+        ),
         _ => unreachable!("{law}"),
     }
 }

@@ -62,6 +62,26 @@ pub trait Controller: Send {
     /// `measurement_dim`) into `u` (length `input_dim`).
     fn compute(&mut self, t: f64, y: &[f64], u: &mut [f64]) -> Result<(), ControlError>;
 
+    /// A change of the output that the last [`Controller::compute`]
+    /// scheduled inside the coming period: at τ (seconds, after the
+    /// computing instant t and before its next instant) the actuator's input
+    /// becomes u′ (length `input_dim`). The loop applies it at τ exactly,
+    /// splitting the plant's integration step that contains τ when τ is not
+    /// on the grid (docs/how-a-step-proceeds.md, "An actuation inside a
+    /// step"). The default schedules nothing. A law that schedules keeps
+    /// (τ, u′) in its saved state and says so with
+    /// [`Controller::schedules_changes`].
+    fn scheduled_change(&self) -> Option<(f64, &[f64])> {
+        None
+    }
+
+    /// True when [`Controller::scheduled_change`] may return a change (asked
+    /// once, after [`Controller::initialize`]; the loop asks for changes
+    /// only from such laws, so that the others cost nothing per instant).
+    fn schedules_changes(&self) -> bool {
+        false
+    }
+
     /// Names of the extra signals the law records besides u, e.g.
     /// `["u_eq", "u_s", "sigma"]`.
     fn signal_names(&self) -> &[&'static str] {

@@ -189,6 +189,19 @@ pub trait Simulation: Send {
     fn grid(&self) -> Option<(i64, i64)> {
         None
     }
+    /// Takes the first part (t_n, τ] of the coming integration step with the
+    /// inputs held now; the next [`Simulation::reach`] integrates the rest
+    /// (τ, t_{n+1}] with the inputs held then (a split step,
+    /// docs/how-a-step-proceeds.md). Only time-stepping on first-order
+    /// Euler–Moreau systems supports it
+    /// ([`TimeStepping::split_at`](crate::simulation::TimeStepping::split_at));
+    /// other strategies refuse it.
+    fn split_at(&mut self, tau: f64) -> Result<(), SimulationError> {
+        Err(SimulationError::Unsupported(format!(
+            "an input change at t = {tau} inside a step needs a time-stepping plant ({:?} has no split step)",
+            self.strategy()
+        )))
+    }
     /// The tick of the next occurrence of an event source registered with
     /// [`Simulation::add_event_source`] (`None` once it has none left, or
     /// for an unknown source).
@@ -373,6 +386,9 @@ impl Simulation for TimeStepping {
     fn grid(&self) -> Option<(i64, i64)> {
         Some(self.step_ticks())
     }
+    fn split_at(&mut self, tau: f64) -> Result<(), SimulationError> {
+        TimeStepping::split_at(self, tau)
+    }
     fn pending_tick(&self, id: SourceId) -> Option<i64> {
         TimeStepping::pending_tick(self, id)
     }
@@ -380,11 +396,13 @@ impl Simulation for TimeStepping {
         self.settings().t_end
     }
     fn save_state(&self) -> Result<SimulationState, StateError> {
+        refuse_inside_split(self)?;
         Ok(SimulationState::TimeStepping(TimeStepping::save_state(
             self,
         )))
     }
     fn save_state_into(&self, into: &mut SimulationState) -> Result<(), StateError> {
+        refuse_inside_split(self)?;
         match into {
             SimulationState::TimeStepping(s) => TimeStepping::save_state_into(self, s),
             other => *other = Simulation::save_state(self)?,
@@ -398,6 +416,18 @@ impl Simulation for TimeStepping {
             SimulationState::Imported(_) => Err(other_strategy("time-stepping", "imported")),
         }
     }
+}
+
+/// A state is taken at an instant of the grid, not inside a split step
+/// (between [`TimeStepping::split_at`] and the step that ends it).
+fn refuse_inside_split(sim: &TimeStepping) -> Result<(), StateError> {
+    if sim.split_pending() {
+        return Err(StateError::Unsupported(
+            "the simulation is inside a split step: save its state at an instant of the grid"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 fn other_strategy(this: &str, state: &str) -> StateError {

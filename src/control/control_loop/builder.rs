@@ -325,6 +325,8 @@ impl ControlLoopBuilder {
             line: None,
             signals: Vec::new(),
             relation: None,
+            change_at: f64::INFINITY,
+            schedules: false,
         });
         Ok(ControllerId(self.controllers.len() - 1))
     }
@@ -583,6 +585,7 @@ impl ControlLoopBuilder {
                 measurement_map,
             };
             c.law.initialize(&setup)?;
+            c.schedules = c.law.schedules_changes();
             c.signals = c.law.signal_names().to_vec();
             for name in &c.signals {
                 if c.law.signal(name).is_none() {
@@ -636,6 +639,7 @@ impl ControlLoopBuilder {
             undo: Vec::new(),
             actions_pending: false,
             relation_u: Vec::new(),
+            next_change: f64::INFINITY,
         };
         // u0 is held from t₀ on.
         let systems: Vec<SystemId> = lp.controllers.iter().map(|c| c.system).collect();

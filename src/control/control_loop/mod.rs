@@ -23,6 +23,7 @@ use nalgebra::DMatrix;
 mod builder;
 mod runtime;
 mod state;
+mod within_step;
 
 pub use state::ControlLoopState;
 
@@ -170,6 +171,11 @@ struct ControllerRt {
     /// The interaction whose relation input this actuator also drives, and
     /// the matrix P of its share P u ([`ControlLoopBuilder::drive_relation_input`]).
     relation: Option<(InteractionId, DMatrix<f64>)>,
+    /// The instant τ of a change of u its law scheduled and the loop has
+    /// not applied yet ([`Controller::scheduled_change`]); +∞ when none.
+    change_at: f64,
+    /// The law may schedule changes ([`Controller::schedules_changes`]).
+    schedules: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -239,4 +245,7 @@ pub struct ControlLoop {
     /// Scratch for a relation input u_r = Σ_a P_a u_a, kept between
     /// applications so that applying an input allocates nothing.
     relation_u: Vec<f64>,
+    /// The earliest pending scheduled change over the controllers (+∞ when
+    /// none): the one comparison a step makes for actuations inside steps.
+    next_change: f64,
 }

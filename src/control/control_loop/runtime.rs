@@ -35,6 +35,9 @@ impl ControlLoop {
             }
             .into());
         }
+        if self.next_change < f64::INFINITY {
+            self.apply_changes_within_step()?;
+        }
         let outcome = self.plant.reach()?;
         if let StepOutcome::Advanced { .. } = outcome {
             self.actions_pending = true;
@@ -212,6 +215,7 @@ impl ControlLoop {
             Measurement::Observer(o) => Some(self.observers[o.0].law.estimate()),
         };
         // Before its first measurement arrives, a controller keeps its input.
+        let computed = y.is_some();
         if let Some(y) = y {
             c.law.compute(t, y, &mut c.computed)?;
             if let Some(bad) = c.computed.iter().find(|x| !x.is_finite()) {
@@ -222,6 +226,12 @@ impl ControlLoop {
                 });
             }
         }
+        // A change the law scheduled inside the coming period (laws that
+        // never schedule pay one test).
+        if computed && c.schedules {
+            self.schedule_change(k, t)?;
+        }
+        let c = &mut self.controllers[k];
         match &mut c.line {
             None => {
                 c.applied.copy_from_slice(&c.computed);

@@ -316,6 +316,7 @@ impl ControlLoop {
             x.copy_from_slice(st);
         }
         self.actions_pending = s.pending;
+        self.rescan_changes();
         Ok(())
     }
 

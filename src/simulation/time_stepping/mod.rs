@@ -35,6 +35,7 @@ mod problem;
 mod schatzman_paoli;
 mod settings;
 mod small;
+mod split;
 mod state;
 mod system_work;
 
@@ -123,6 +124,9 @@ pub struct TimeStepping {
     source_names: Vec<String>,
     /// The work of the Schatzman–Paoli or D1-minus-linear scheme.
     schemes: SchemeWork,
+    /// The instant τ of a split step whose first part is done
+    /// ([`TimeStepping::split_at`]); the next step integrates from τ.
+    split: Option<f64>,
 }
 
 /// The per-scheme work of the Lagrangian schemes other than Moreau–Jean.
@@ -255,6 +259,7 @@ impl TimeStepping {
             stats: Statistics::default(),
             source_names,
             schemes,
+            split: None,
         })
     }
 
@@ -307,6 +312,9 @@ impl TimeStepping {
     #[inline]
     fn integrate(&mut self, tick1: i64, t1: f64) -> Result<(), SimulationError> {
         debug_assert_eq!(t1, self.base.seconds(tick1));
+        if let Some(tau) = self.split.take() {
+            return self.integrate_split_rest(tau, t1);
+        }
         let t0 = self.now();
         let step = self.stats.steps + 1;
         match self.settings.lagrangian_scheme {

@@ -478,6 +478,17 @@ impl OneStepProblem {
         self.all_fixed = fixed.iter().all(|&f| f);
     }
 
+    /// Forgets every assembled matrix kept for reuse (the responses changed:
+    /// a split step's sub-steps have their own length).
+    pub fn forget_assembled(&mut self) {
+        for slot in self.slots.iter_mut().flatten() {
+            slot.w_of.clear();
+        }
+        if let Some(sp) = &mut self.sparse {
+            sp.full_blocks = None;
+        }
+    }
+
     /// Assembles and solves the problem over the active interactions and
     /// writes λ of every interaction (zero when inactive). Returns false
     /// when no interaction is active.

@@ -253,6 +253,7 @@ impl TimeStepping {
         self.events = events;
         self.events.set_frequent(SourceId(0), SourceId(1));
         self.tick = s.tick;
+        self.split = None;
         self.instant.clear();
         self.instant.extend_from_slice(&s.instant);
         self.source_names.clone_from(&s.source_names);

@@ -43,6 +43,22 @@ impl SystemWork {
         Ok(())
     }
 
+    /// A constant A: W = I − hθA factored again for a step of length `h`
+    /// (a split step's sub-steps, then the grid step again: the operations
+    /// of [`Self::setup_first_order_linear`], hence the same values).
+    pub(crate) fn refactor_constant_first_order_w(
+        &mut self,
+        d: &FirstOrderLinear,
+        h: f64,
+        theta: f64,
+    ) -> Result<(), SimulationError> {
+        let n = self.n;
+        let mut a = DMatrix::zeros(n, n);
+        d.a.eval(0.0, &mut a);
+        self.set_first_order_w(&a, h, theta);
+        self.factor_w()
+    }
+
     /// A(t) varies: W = I − hθA(t_{k+1}), factored.
     pub(super) fn refactor_first_order_w(
         &mut self,
