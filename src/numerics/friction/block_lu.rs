@@ -21,8 +21,12 @@
 //! The factorisation refuses (and the caller falls back to a pivoting
 //! sparse LU) when the natural order fills too much (more than
 //! [`FILL_RATIO`] times the blocks of J), when a pivot block is singular
-//! relative to max |J|, or when the solution's residual
-//! ‖J x − b‖∞ exceeds 10⁻⁹ (max|J| ‖x‖∞ + ‖b‖∞) (growth without pivoting).
+//! relative to max |J|, or when the factors grew: the computed L U is
+//! J + ΔJ with |ΔJ| ≲ γ_n |L| |U| (Wilkinson's backward-error bound for
+//! elimination without pivoting), so max|L| · max|U| ≤ [`GROWTH`] · max|J|
+//! is required, and max|P_k⁻¹| · max|U| ≤ [`CONDITION`] for the pivot
+//! blocks' inverses. The Newton method checks the true error of its
+//! iterates, so an inaccurate step costs iterations, never a wrong answer.
 
 use super::FrictionProblem;
 use crate::numerics::matrix::Matrix;
@@ -34,8 +38,13 @@ type Block3 = [[f64; 3]; 3];
 /// natural order is used.
 pub(crate) const FILL_RATIO: usize = 3;
 
-/// Relative residual above which a solution is refused.
-const RESIDUAL: f64 = 1e-9;
+/// Largest max|L| · max|U| / max|J| accepted (element growth of the
+/// elimination without pivoting between blocks).
+const GROWTH: f64 = 1e6;
+
+/// Largest max|P_k⁻¹| · max|U| accepted (a bound on the pivot blocks'
+/// condition numbers, up to a factor d²).
+const CONDITION: f64 = 1e12;
 
 /// Where a block of J lives in the factor's storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,19 +76,14 @@ pub(crate) struct BlockLu {
     /// (entry of L_ik, entry of U_kj, slot of J_ij).
     upd_ptr: Vec<usize>,
     upd: Vec<(usize, usize, Slot)>,
-    /// Values: J's blocks (then the factors) and a copy of J for the
-    /// residual check.
+    /// Values: J's blocks, then the factors.
     diag: Vec<Block3>,
     lower: Vec<Block3>,
     upper: Vec<Block3>,
-    j_diag: Vec<Block3>,
-    j_lower: Vec<Block3>,
-    j_upper: Vec<Block3>,
     /// Inverses of the pivot blocks.
     inv: Vec<Block3>,
-    /// Solution and residual workspace.
+    /// Solution workspace.
     x: Vec<f64>,
-    res: Vec<f64>,
 }
 
 impl BlockLu {
@@ -107,37 +111,68 @@ impl BlockLu {
         self.row_ptr = row_ptr.to_vec();
         self.block_col = block_col.to_vec();
         self.nc = nc;
-        // Symmetric off-diagonal pattern, lower part by column: rows i > k.
-        let mut below: Vec<Vec<usize>> = vec![Vec::new(); nc];
+        // Symmetric off-diagonal pattern, lower part by column (rows i > k),
+        // compressed: counted, placed, then sorted and deduplicated.
+        const NONE: usize = usize::MAX;
+        let mut low_ptr = vec![0usize; nc + 1];
         for i in 0..nc {
             for &c in &block_col[row_ptr[i]..row_ptr[i + 1]] {
-                if c > i {
-                    below[i].push(c);
-                } else if c < i {
-                    below[c].push(i);
+                if c != i {
+                    low_ptr[c.min(i) + 1] += 1;
+                }
+            }
+        }
+        for k in 0..nc {
+            low_ptr[k + 1] += low_ptr[k];
+        }
+        let mut fill = low_ptr.clone();
+        let mut low = vec![0usize; low_ptr[nc]];
+        for i in 0..nc {
+            for &c in &block_col[row_ptr[i]..row_ptr[i + 1]] {
+                if c != i {
+                    low[fill[c.min(i)]] = c.max(i);
+                    fill[c.min(i)] += 1;
                 }
             }
         }
         let mut j_blocks = nc;
-        for b in below.iter_mut() {
-            b.sort_unstable();
-            b.dedup();
-            j_blocks += 2 * b.len();
+        for k in 0..nc {
+            let seg = &mut low[low_ptr[k]..low_ptr[k + 1]];
+            seg.sort_unstable();
+            j_blocks += 2 * seg.len();
         }
-        // Column structures of the factor, through the elimination tree.
+        // Column structures of the factor through the elimination tree:
+        // column k's rows below k and its children's structures less k
+        // (children in a linked list, a mark per row against repeats).
         let mut adj_ptr = Vec::with_capacity(nc + 1);
         let mut adj = Vec::new();
         adj_ptr.push(0);
-        let mut from_children: Vec<Vec<usize>> = vec![Vec::new(); nc];
+        let (mut head, mut next, mut mark) = (vec![NONE; nc], vec![NONE; nc], vec![NONE; nc]);
+        let mut buf = Vec::new();
         for k in 0..nc {
-            let mut s = std::mem::take(&mut below[k]);
-            s.append(&mut from_children[k]);
-            s.sort_unstable();
-            s.dedup();
-            if let Some((&parent, rest)) = s.split_first() {
-                from_children[parent].extend_from_slice(rest);
+            buf.clear();
+            for &i in &low[low_ptr[k]..low_ptr[k + 1]] {
+                if mark[i] != k {
+                    mark[i] = k;
+                    buf.push(i);
+                }
             }
-            adj.extend_from_slice(&s);
+            let mut child = head[k];
+            while child != NONE {
+                for &i in &adj[adj_ptr[child]..adj_ptr[child + 1]] {
+                    if i != k && mark[i] != k {
+                        mark[i] = k;
+                        buf.push(i);
+                    }
+                }
+                child = next[child];
+            }
+            buf.sort_unstable();
+            if let Some(&parent) = buf.first() {
+                next[k] = head[parent];
+                head[parent] = k;
+            }
+            adj.extend_from_slice(&buf);
             adj_ptr.push(adj.len());
             if nc + 2 * adj.len() > FILL_RATIO * j_blocks {
                 self.usable = false;
@@ -177,11 +212,8 @@ impl BlockLu {
         for (v, len) in [
             (&mut self.diag, nc),
             (&mut self.inv, nc),
-            (&mut self.j_diag, nc),
             (&mut self.lower, e),
             (&mut self.upper, e),
-            (&mut self.j_lower, e),
-            (&mut self.j_upper, e),
         ] {
             v.clear();
             v.resize(len, z);
@@ -195,7 +227,7 @@ impl BlockLu {
 
     /// Solves (D + E (W + σ I)) x = b in place (`b` receives x), after
     /// [`BlockLu::analyse`] returned true for `p`; false when a pivot block
-    /// is singular or the residual check fails (`b` is then unchanged).
+    /// is singular or the growth test fails (`b` is then unchanged).
     pub fn solve(
         &mut self,
         p: &FrictionProblem,
@@ -261,20 +293,18 @@ impl BlockLu {
                 }
             }
         }
-        let mut scale = 0.0f64;
-        for blk in self.diag.iter().chain(&self.lower).chain(&self.upper) {
-            for row in &blk[..D] {
-                for v in &row[..D] {
-                    scale = scale.max(v.abs());
-                }
-            }
-        }
-        if !scale.is_finite() || scale == 0.0 {
+        let maxima = [
+            max_abs::<D>(&self.diag),
+            max_abs::<D>(&self.lower),
+            max_abs::<D>(&self.upper),
+        ];
+        if maxima.iter().any(|m| !m.is_finite()) {
             return false;
         }
-        self.j_diag.copy_from_slice(&self.diag);
-        self.j_lower.copy_from_slice(&self.lower);
-        self.j_upper.copy_from_slice(&self.upper);
+        let scale = maxima[0].max(maxima[1]).max(maxima[2]);
+        if scale == 0.0 {
+            return false;
+        }
         // Factor, right-looking by block column.
         for k in 0..nc {
             let Some(inv) = invert::<D>(&self.diag[k], 1e-13 * scale) else {
@@ -298,10 +328,20 @@ impl BlockLu {
                 }
             }
         }
+        // Growth: the computed factors are those of J + ΔJ with
+        // |ΔJ| ≲ γ |L| |U| (Wilkinson's bound for elimination without
+        // pivoting), and each pivot block is inverted to its condition.
+        let (lmax, umax, imax) = (
+            max_abs::<D>(&self.lower),
+            max_abs::<D>(&self.diag).max(max_abs::<D>(&self.upper)),
+            max_abs::<D>(&self.inv),
+        );
+        if !(lmax * umax <= GROWTH * scale && imax * umax <= CONDITION) {
+            return false;
+        }
         // Forward (L y = b, unit block diagonal), then backward (U x = y).
         let n = nc * D;
         self.x.resize(n, 0.0);
-        self.res.resize(n, 0.0);
         let x = &mut self.x;
         x.copy_from_slice(&b[..n]);
         for k in 0..nc {
@@ -328,20 +368,7 @@ impl BlockLu {
                 x[k * D + a] = (0..D).map(|c| inv[a][c] * s[c]).sum();
             }
         }
-        // Residual b − J x over the copy of J.
-        let res = &mut self.res;
-        res.copy_from_slice(&b[..n]);
-        for k in 0..nc {
-            sub_mul::<D>(res, k, &self.j_diag[k], x, k);
-            for e in self.adj_ptr[k]..self.adj_ptr[k + 1] {
-                let i = self.adj[e];
-                sub_mul::<D>(res, i, &self.j_lower[e], x, k);
-                sub_mul::<D>(res, k, &self.j_upper[e], x, i);
-            }
-        }
-        let norm = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let (rn, xn, bn) = (norm(res), norm(x), norm(&b[..n]));
-        if !(rn.is_finite() && xn.is_finite()) || rn > RESIDUAL * (scale * xn + bn) {
+        if !x.iter().all(|v| v.is_finite()) {
             return false;
         }
         b[..n].copy_from_slice(x);
@@ -349,11 +376,25 @@ impl BlockLu {
     }
 }
 
-/// res_i −= blk · x_j (block row i, block column j).
-#[inline(always)]
-fn sub_mul<const D: usize>(res: &mut [f64], i: usize, blk: &Block3, x: &[f64], j: usize) {
-    for a in 0..D {
-        res[i * D + a] -= (0..D).map(|c| blk[a][c] * x[j * D + c]).sum::<f64>();
+/// The largest |entry| of the D × D corners of `blocks`, by comparisons;
+/// NaN when an entry is NaN.
+fn max_abs<const D: usize>(blocks: &[Block3]) -> f64 {
+    let mut m = 0.0f64;
+    let mut nan = false;
+    for blk in blocks {
+        for row in &blk[..D] {
+            for v in &row[..D] {
+                nan |= v.is_nan();
+                if v.abs() > m {
+                    m = v.abs();
+                }
+            }
+        }
+    }
+    if nan {
+        f64::NAN
+    } else {
+        m
     }
 }
 
@@ -534,6 +575,31 @@ mod tests {
     }
 
     #[test]
+    fn the_analysis_follows_a_change_of_pattern() {
+        // A chain, then a chain with a coupling 2–6 and a contact more, then
+        // the chain again: each solve matches the dense LU of its own J.
+        let mut lu = BlockLu::default();
+        let chain = |nc: usize| -> Vec<(usize, usize)> {
+            (1..nc).flat_map(|i| [(i - 1, i), (i, i - 1)]).collect()
+        };
+        let mut coupled = chain(11);
+        coupled.extend([(2, 6), (6, 2)]);
+        for (nc, pairs) in [(10, chain(10)), (11, coupled), (10, chain(10))] {
+            let p = problem(2, nc, &pairs);
+            let (dm, em) = statuses(nc);
+            assert!(lu.analyse(&p));
+            let b: Vec<f64> = (0..p.size()).map(|k| 1.0 + k as f64).collect();
+            let mut x = b.clone();
+            assert!(lu.solve(&p, &dm, &em, 0.0, &mut x));
+            let j = dense_j(&p, &dm, &em, 0.0);
+            let reference = j.lu().solve(&DVector::from_vec(b)).expect("invertible");
+            for k in 0..p.size() {
+                assert!((x[k] - reference[k]).abs() <= 1e-12 * (1.0 + reference[k].abs()));
+            }
+        }
+    }
+
+    #[test]
     fn a_singular_pivot_block_is_refused() {
         let nc = 4;
         let pairs: Vec<_> = (1..nc).flat_map(|i| [(i - 1, i), (i, i - 1)]).collect();
@@ -543,6 +609,23 @@ mod tests {
         dm[0] = [[0.0; 3]; 3];
         em[0] = [[0.0; 3]; 3];
         em[0][1][1] = 1.0;
+        let mut lu = BlockLu::default();
+        assert!(lu.analyse(&p));
+        let mut b = vec![1.0; p.size()];
+        assert!(!lu.solve(&p, &dm, &em, 0.0, &mut b));
+        assert!(b.iter().all(|&v| v == 1.0), "b unchanged on failure");
+    }
+
+    #[test]
+    fn growth_without_pivoting_is_refused() {
+        // Contact 0's pivot block is 10⁻¹⁰ of its coupling to contact 1 (a
+        // sticking row with E = 10⁻¹⁰ I): nonsingular, but L_10 ≈ 10¹⁰.
+        let nc = 4;
+        let pairs: Vec<_> = (1..nc).flat_map(|i| [(i - 1, i), (i, i - 1)]).collect();
+        let p = problem(2, nc, &pairs);
+        let (mut dm, mut em) = statuses(nc);
+        dm[0] = [[0.0; 3]; 3];
+        em[0] = [[1e-10, 0.0, 0.0], [0.0, 1e-10, 0.0], [0.0; 3]];
         let mut lu = BlockLu::default();
         assert!(lu.analyse(&p));
         let mut b = vec![1.0; p.size()];
