@@ -21,6 +21,9 @@
 //! (`[simulation] solver`; `default` when unset), `NONSMOOTH_BENCH_ASSEMBLY`
 //! the storage of both runs' one-step problems (`dense`: over the active
 //! contacts, `sparse`: over all of them; `auto` when unset).
+//! `NONSMOOTH_BENCH_ONLY=frictional` (or `frictionless`) runs one of the
+//! two only (for instruction counts of one run under callgrind; the other
+//! column then reads 0).
 //!
 //! Run: `cargo bench -p nonsmooth-scenario --bench friction_stepping [N...]`
 //! (default N = 100 1000).
@@ -175,9 +178,18 @@ fn main() {
     println!("| N | frictionless µs/step (steps) | frictional µs/step (steps) | frictional / frictionless | solver iterations per step (frictional) |");
     println!("|---|---|---|---|---|");
     let mut fric = Vec::new();
+    let only = std::env::var("NONSMOOTH_BENCH_ONLY").unwrap_or_default();
     for &n in &sizes {
-        let (f0, s0, t0, _) = per_step(&frictionless, n, Assembly::Auto, budget, repeat);
-        let (f1, s1, t1, it) = per_step(&frictional, n, assembly, budget, repeat);
+        let (f0, s0, t0, _) = if only == "frictional" {
+            (0.0, 0, 0, 0.0)
+        } else {
+            per_step(&frictionless, n, Assembly::Auto, budget, repeat)
+        };
+        let (f1, s1, t1, it) = if only == "frictionless" {
+            (0.0, 0, 0, 0.0)
+        } else {
+            per_step(&frictional, n, assembly, budget, repeat)
+        };
         println!(
             "| {n} | {f0:.1} ({s0}/{t0}) | {f1:.1} ({s1}/{t1}) | {:.2} | {it:.1} |",
             f1 / f0

@@ -229,6 +229,46 @@ impl BlockSparseMatrix {
         Self::new(row_sizes, col_sizes, blocks)
     }
 
+    /// Writes into `out` (its buffers reused) the principal submatrix of
+    /// this matrix over the block indices `i` with `keep[i] != usize::MAX`,
+    /// block `i` becoming block `keep[i]`; `keep` must number the kept
+    /// blocks 0, 1, 2, … in increasing order, and the rows and columns
+    /// must have the same block sizes (a square block partition). Stored
+    /// blocks between two kept indices are copied in their order.
+    pub(crate) fn principal_submatrix_into(&self, keep: &[usize], out: &mut BlockSparseMatrix) {
+        out.row_offsets.clear();
+        out.row_offsets.push(0);
+        out.row_ptr.clear();
+        out.row_ptr.push(0);
+        out.block_col.clear();
+        out.value_ptr.clear();
+        out.value_ptr.push(0);
+        out.values.clear();
+        out.row_block.clear();
+        for (i, &ki) in keep.iter().enumerate() {
+            if ki == usize::MAX {
+                continue;
+            }
+            let size = self.row_offsets[i + 1] - self.row_offsets[i];
+            out.row_block.extend(std::iter::repeat_n(ki, size));
+            let last = *out.row_offsets.last().unwrap_or(&0);
+            out.row_offsets.push(last + size);
+            for k in self.row_ptr[i]..self.row_ptr[i + 1] {
+                let kc = keep[self.block_col[k]];
+                if kc == usize::MAX {
+                    continue;
+                }
+                out.block_col.push(kc);
+                out.values
+                    .extend_from_slice(&self.values[self.value_ptr[k]..self.value_ptr[k + 1]]);
+                out.value_ptr.push(out.values.len());
+            }
+            out.row_ptr.push(out.block_col.len());
+        }
+        out.col_offsets.clear();
+        out.col_offsets.extend_from_slice(&out.row_offsets);
+    }
+
     /// Number of stored blocks.
     pub fn block_count(&self) -> usize {
         self.block_col.len()

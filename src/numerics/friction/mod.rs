@@ -37,6 +37,7 @@
 //! sized; the others allocate their workspaces once per size.
 
 mod admm;
+mod block_lu;
 pub(crate) mod cone;
 mod contacts;
 mod default;

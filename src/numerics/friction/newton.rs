@@ -129,11 +129,10 @@ impl NewtonWork {
         self.dm.resize(p.contacts(), [[0.0; 3]; 3]);
         self.em.resize(p.contacts(), [[0.0; 3]; 3]);
         for i in 0..p.contacts() {
+            // ρ_i reads the diagonal of W_ii only.
             let mut blk = [[0.0; 3]; 3];
             for (a, row) in blk.iter_mut().enumerate().take(d) {
-                for (b, v) in row.iter_mut().enumerate().take(d) {
-                    *v = p.w.get(i * d + a, i * d + b);
-                }
+                row[a] = p.w.get(i * d + a, i * d + a);
             }
             self.rho[i] = rho_of(d, &blk);
         }
@@ -212,12 +211,24 @@ impl NewtonWork {
         let n = p.size();
         let mut phi0 = 0.0;
         let mut failures = 0;
+        // Without shift, on p's own q and W (no dense copy), the velocity of
+        // the Alart–Curnier function is u = W r + q, computed by the same
+        // product: it is copied, and an accepted trial's velocity is the
+        // next iterate's u.
+        let same_u = self.shift == 0.0 && std::ptr::eq(q, p.q.as_slice()) && self.wd.is_empty();
+        let mut u_known = false;
         for it in 0..max_iter {
-            p.compute_u(r, u);
+            if !u_known {
+                p.compute_u(r, u);
+            }
             if p.errors(r, u).siconos <= tol {
                 return (it, SolveStatus::Solved);
             }
-            velocity(p, &self.wd, self.shift, q, r, &mut self.ut);
+            if same_u {
+                self.ut.copy_from_slice(u);
+            } else {
+                velocity(p, &self.wd, self.shift, q, r, &mut self.ut);
+            }
             let psi = ac_all(
                 p,
                 &self.rho,
@@ -261,6 +272,7 @@ impl NewtonWork {
                 }
                 t *= 0.5;
             }
+            u_known = accepted && same_u;
             if accepted {
                 failures = 0;
             } else {
@@ -280,6 +292,9 @@ impl NewtonWork {
                 return (it + 1, SolveStatus::NumericalTrouble);
             }
             r.copy_from_slice(&self.trial);
+            if u_known {
+                u.copy_from_slice(&self.ut);
+            }
         }
         p.compute_u(r, u);
         let status = if p.errors(r, u).siconos <= tol {

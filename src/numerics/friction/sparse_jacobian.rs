@@ -1,5 +1,8 @@
-//! The Newton Jacobian J = D + E (W + σ I) assembled over the contact blocks
-//! of a block-sparse W and solved by faer's sparse LU. Used instead of the
+//! The Newton Jacobian J = D + E (W + σ I) over the contact blocks of a
+//! block-sparse W: factored first by the block LU in the contacts' order
+//! ([`super::block_lu`]: no pivoting between blocks, refused on too much
+//! fill, a singular pivot block or a poor residual), otherwise assembled
+//! and solved by faer's sparse LU. Used instead of the
 //! dense LU from [`SPARSE_FROM`] unknowns, and from [`SPARSE_SPARSE_FROM`]
 //! unknowns when at most a quarter of W's contact blocks are stored (a
 //! chain or a stack of contacts: there the dense LU's n³/3 flops already
@@ -20,6 +23,7 @@ use faer::sparse::linalg::lu::{factorize_symbolic_lu, NumericLu, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Spec};
 
+use super::block_lu::BlockLu;
 use super::FrictionProblem;
 use crate::numerics::matrix::Matrix;
 
@@ -60,6 +64,8 @@ struct Analysis {
 /// Assembly buffers and the analysis of the current pattern.
 #[derive(Debug, Default)]
 pub(crate) struct SparseJacobian {
+    /// The block LU in the contacts' order, tried first.
+    block: BlockLu,
     analysis: Option<Analysis>,
     rhs: Vec<f64>,
 }
@@ -117,6 +123,9 @@ impl SparseJacobian {
         let Matrix::BlockSparse(w) = &p.w else {
             return false;
         };
+        if self.block.analyse(p) && self.block.solve(p, dm, em, shift, b) {
+            return true;
+        }
         let (d, n, nc) = (p.dim, p.size(), p.contacts());
         let parts = w.parts();
         let same = self.analysis.as_ref().is_some_and(|a| {

@@ -112,9 +112,21 @@ pub(super) fn build_pattern(
     let mut products = Vec::new();
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     let mut entry_pair = Vec::new();
+    // The pairs of one interaction, sorted and deduplicated on their own:
+    // the contacts (block rows) of the interactions come in increasing
+    // order, so the concatenation is sorted (checked below; sorted whole
+    // otherwise).
+    let mut local: Vec<(usize, usize)> = Vec::new();
     for &a in active {
         let wa = &inters[a];
         let oa = row_of[a];
+        local.clear();
+        for r in 0..wa.m {
+            let p = place[oa + r];
+            if p != usize::MAX {
+                local.push((p / d, p / d));
+            }
+        }
         for (ka, &s) in wa.systems.iter().enumerate() {
             for b_id in model.interactions_of(SystemId(s)) {
                 let ob = row_of[b_id.0];
@@ -138,18 +150,26 @@ pub(super) fn build_pattern(
                     for r in 0..wa.m {
                         let pair = (place[oa + r] / d, place[ob + c] / d);
                         entry_pair.push(pair);
-                        pairs.push(pair);
+                        local.push(pair);
                     }
                 }
             }
         }
+        local.sort_unstable();
+        local.dedup();
+        pairs.extend_from_slice(&local);
     }
-    pairs.extend(padded.iter().map(|&p| (p / d, p / d)));
     // Every contact's diagonal block (an interaction of the pattern always
-    // couples with itself; kept explicit for the identity of inactive ones).
-    pairs.extend((0..nc).map(|c| (c, c)));
-    pairs.sort_unstable();
-    pairs.dedup();
+    // couples with itself; kept explicit for the identity of inactive ones;
+    // a padded tangent lies in its contact's diagonal block).
+    let diagonal = (0..nc).all(|c| pairs.binary_search(&(c, c)).is_ok());
+    let sorted = pairs.windows(2).all(|w| w[0] < w[1]);
+    if !(sorted && diagonal) {
+        pairs.extend(padded.iter().map(|&p| (p / d, p / d)));
+        pairs.extend((0..nc).map(|c| (c, c)));
+        pairs.sort_unstable();
+        pairs.dedup();
+    }
     let blocks = pairs
         .iter()
         .map(|&(row, col)| Block {

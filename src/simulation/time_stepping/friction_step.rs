@@ -23,10 +23,13 @@
 //!
 //! Without equalities W is assembled block-sparse (one d × d block per pair
 //! of contacts whose interactions share a system: the cost follows the
-//! couplings, not (n_c d)²); its pattern is built when the set of active
-//! interactions changes and kept, values written in place, while it does
-//! not. With equalities W is dense and the elimination allocates its
-//! factorisation at each step.
+//! couplings, not (n_c d)²). With constant blocks (linear relations,
+//! constant iteration matrices) W over every contact of the model is
+//! computed once and the problem's W is its principal submatrix over the
+//! active contacts, cut again only when the active set changes; otherwise
+//! its pattern is built when the set of active interactions changes and
+//! kept, values written in place, while it does not. With equalities W is
+//! dense and the elimination allocates its factorisation at each step.
 //!
 //! With the `default` solver the problem is first given to the
 //! Alart–Curnier Newton method from the previous step's impulses (a few
@@ -44,7 +47,7 @@ use super::system_work::SystemWork;
 use crate::modelling::model::{Model, SystemId};
 use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver};
 use crate::numerics::report::SolveReport;
-use crate::numerics::{Matrix, SolverSettings};
+use crate::numerics::{BlockSparseMatrix, Matrix, SolverSettings};
 use crate::simulation::error::SimulationError;
 
 /// A problem of one size: the contacts' problem and its unknowns.
@@ -52,8 +55,12 @@ struct Sized {
     problem: FrictionProblem,
     r: Vec<f64>,
     u: Vec<f64>,
-    /// W's block pattern when W is block-sparse (None while dense).
+    /// W's block pattern when W is block-sparse and assembled over it
+    /// (None while dense or cut from W over every contact).
     pattern: Option<Pattern>,
+    /// With constant blocks: the active interactions W was cut for from
+    /// W over every contact ([`EveryContact`]).
+    cut_for: Option<Vec<usize>>,
 }
 
 impl Sized {
@@ -71,8 +78,23 @@ impl Sized {
             r: vec![0.0; size],
             u: vec![0.0; size],
             pattern,
+            cut_for: None,
         }
     }
+}
+
+/// With constant blocks (linear relations, constant iteration matrices)
+/// and no equalities: W over every contact of the model, computed once for
+/// the run; the problem over the active contacts takes its principal
+/// submatrix over them (the blocks of two active contacts, the same sums
+/// in the same order as an assembly over the active set), cut again only
+/// when the active set changes — no pattern built, no product computed.
+struct EveryContact {
+    layout: Layout,
+    w: BlockSparseMatrix,
+    /// Index of every contact of the model in the active problem
+    /// (usize::MAX when its interaction is inactive).
+    keep: Vec<usize>,
 }
 
 /// The problem over every contact of the model, whose pattern is built once
@@ -133,6 +155,8 @@ pub(crate) struct FrictionStep {
     has_equalities: bool,
     /// The problem over all contacts, built on first use.
     all: Option<AllContacts>,
+    /// With constant blocks: W over every contact, built on first use.
+    every: Option<EveryContact>,
 }
 
 impl FrictionStep {
@@ -182,6 +206,7 @@ impl FrictionStep {
             assembly,
             has_equalities: inters.iter().any(|w| w.rows.contains(&RowKind::Equality)),
             all: None,
+            every: None,
         })
     }
 
@@ -411,9 +436,109 @@ impl FrictionStep {
             let oa = self.offset[k];
             wa.free_output(sys, &mut self.b[oa..oa + wa.m]);
         }
+        if fixed {
+            self.cut_from_every(model, inters)?;
+        } else {
+            self.assemble_active(model, inters)?;
+        }
+        let slot = self.sized[nc].as_mut().expect("problem of this size");
+        slot.problem.q.fill(0.0);
+        slot.problem.mu.copy_from_slice(&self.mu);
+        for (p, &row) in self.pos_row.iter().enumerate() {
+            if row != usize::MAX {
+                slot.problem.q[p] = self.b[row];
+            }
+        }
+        self.finish(inters, None, false, t, step, size)
+    }
+
+    /// With constant blocks: W of the active contacts cut from W over every
+    /// contact (computed on first use), when the active set is not the one
+    /// the problem of this size was last cut for.
+    fn cut_from_every(
+        &mut self,
+        model: &Model,
+        inters: &[InteractionWork],
+    ) -> Result<(), SimulationError> {
+        let d = self.dim;
+        let nc = self.mu.len();
+        if self.every.is_none() {
+            let layout = Layout::new(inters, d);
+            let all_nc = layout.mu.len();
+            let all: Vec<usize> = (0..inters.len()).collect();
+            let (mut w, pattern) = build_pattern(
+                model,
+                inters,
+                &all,
+                &layout.first_row,
+                &layout.place,
+                &layout.padded,
+                d,
+                all_nc,
+            )?;
+            fill_values(
+                &mut w,
+                &pattern,
+                inters,
+                &layout.first_row,
+                &layout.place,
+                d,
+                false,
+            );
+            self.every = Some(EveryContact {
+                layout,
+                w,
+                keep: vec![usize::MAX; all_nc],
+            });
+        }
+        let every = self.every.as_mut().expect("W over every contact");
         let slot = self.sized[nc].get_or_insert_with(|| {
             Sized::new(d, Matrix::Dense(DMatrix::zeros(0, 0)), vec![0.0; nc], None)
         });
+        let same = slot.cut_for.as_deref() == Some(&self.active[..])
+            && matches!(slot.problem.w, Matrix::BlockSparse(_));
+        if same {
+            return Ok(());
+        }
+        let mut next = 0;
+        for (k, &a) in every.keep.iter_mut().zip(&every.layout.contact_of) {
+            *k = if inters[a].active {
+                next += 1;
+                next - 1
+            } else {
+                usize::MAX
+            };
+        }
+        debug_assert_eq!(next, nc, "active contacts");
+        if !matches!(slot.problem.w, Matrix::BlockSparse(_)) {
+            slot.problem.w = Matrix::BlockSparse(
+                BlockSparseMatrix::new(&[], &[], Vec::new()).map_err(SimulationError::Numerics)?,
+            );
+        }
+        let Matrix::BlockSparse(w) = &mut slot.problem.w else {
+            unreachable!("block-sparse contacts' problem")
+        };
+        every.w.principal_submatrix_into(&every.keep, w);
+        slot.pattern = None;
+        let cut = slot.cut_for.get_or_insert_with(Vec::new);
+        cut.clear();
+        cut.extend_from_slice(&self.active);
+        Ok(())
+    }
+
+    /// W of the active contacts assembled over its pattern (built when the
+    /// active set is not the one of the last problem of this size).
+    fn assemble_active(
+        &mut self,
+        model: &Model,
+        inters: &[InteractionWork],
+    ) -> Result<(), SimulationError> {
+        let d = self.dim;
+        let nc = self.mu.len();
+        let slot = self.sized[nc].get_or_insert_with(|| {
+            Sized::new(d, Matrix::Dense(DMatrix::zeros(0, 0)), vec![0.0; nc], None)
+        });
+        slot.cut_for = None;
         let same = slot
             .pattern
             .as_ref()
@@ -436,19 +561,8 @@ impl FrictionStep {
         let (Matrix::BlockSparse(w), Some(pat)) = (&mut slot.problem.w, &slot.pattern) else {
             unreachable!("block-sparse contacts' problem with its pattern")
         };
-        // Constant blocks (`fixed`) over the same active set: W is the
-        // last one.
-        if !(same && fixed) {
-            fill_values(w, pat, inters, &self.row_of, &self.place, d, false);
-        }
-        slot.problem.q.fill(0.0);
-        slot.problem.mu.copy_from_slice(&self.mu);
-        for (p, &row) in self.pos_row.iter().enumerate() {
-            if row != usize::MAX {
-                slot.problem.q[p] = self.b[row];
-            }
-        }
-        self.finish(inters, None, false, t, step, size)
+        fill_values(w, pat, inters, &self.row_of, &self.place, d, false);
+        Ok(())
     }
 
     /// Over all contacts of the model (no equalities): W's pattern, and
