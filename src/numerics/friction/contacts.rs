@@ -8,6 +8,16 @@
 use super::{local, FrictionProblem};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
 
+/// One stored off-diagonal block W_ij of block row i: its block column j
+/// and its columns, each padded to four entries (zeros beyond d), so that
+/// the product W_ij r_j is straight-line packed arithmetic.
+#[derive(Debug, Clone, Copy)]
+struct OffBlock {
+    col: usize,
+    /// Column b of W_ij in `w[b][..d]`.
+    w: [[f64; 4]; 3],
+}
+
 /// The diagonal blocks of W and its off-diagonal block rows. Sized once per
 /// number of contacts and stored blocks; [`Contacts::prepare`] does not
 /// allocate again for a problem of the same size and pattern.
@@ -20,12 +30,16 @@ pub(crate) struct Contacts {
     pub inv: Vec<Option<[[f64; 3]; 3]>>,
     /// The Alart–Curnier parameter ρ_i = 1 / max_k (W_ii)_kk of each contact.
     pub rho: Vec<f64>,
-    /// Start of block row i in `cols` / `vals` (length contacts + 1).
+    /// Start of block row i in `blocks` (length contacts + 1).
     ptr: Vec<usize>,
-    /// Block column j of each stored off-diagonal block.
-    cols: Vec<usize>,
-    /// W_ij column-major: entry (a, b) at `b * 3 + a` (d ≤ 3, zero padded).
-    vals: Vec<[f64; 9]>,
+    /// The stored off-diagonal blocks W_ij, block row by block row.
+    blocks: Vec<OffBlock>,
+    /// Scratch of the dense scan: whether block (i, c) of a dense W has a
+    /// nonzero entry, at `c * contacts + i`.
+    nz: Vec<bool>,
+    /// Scratch of the dense scan: the OR of the absolute bits of one block
+    /// column's d columns, entry by entry.
+    bits: Vec<u64>,
     /// The CSR above holds W (false: W is block-sparse with blocks that are
     /// not the contact blocks; rows are then taken from W itself).
     csr: bool,
@@ -35,23 +49,10 @@ impl Contacts {
     /// Reads the diagonal blocks of `p.w` and copies its off-diagonal blocks.
     pub fn prepare(&mut self, p: &FrictionProblem) {
         let (d, nc) = (p.dim, p.contacts());
+        self.diag.clear();
         self.diag.resize(nc, [[0.0; 3]; 3]);
-        for (i, blk) in self.diag.iter_mut().enumerate() {
-            for (a, row) in blk.iter_mut().enumerate().take(d) {
-                for (b, v) in row.iter_mut().enumerate().take(d) {
-                    *v = p.w.get(i * d + a, i * d + b);
-                }
-            }
-        }
-        self.inv.clear();
-        self.inv
-            .extend(self.diag.iter().map(|w| local::invert_block(d, w)));
-        self.rho.clear();
-        self.rho
-            .extend(self.diag.iter().map(|w| local::rho_of(d, w)));
         self.ptr.clear();
-        self.cols.clear();
-        self.vals.clear();
+        self.blocks.clear();
         self.ptr.push(0);
         self.csr = match &p.w {
             Matrix::BlockSparse(b) => {
@@ -63,43 +64,85 @@ impl Contacts {
                     for i in 0..nc {
                         for k in parts.row_ptr[i]..parts.row_ptr[i + 1] {
                             let c = parts.block_col[k];
+                            let src = &parts.values[parts.value_ptr[k]..parts.value_ptr[k + 1]];
                             if c == i {
+                                // Column-major source into the row-major W_ii.
+                                for (bcol, col) in src.chunks_exact(d).enumerate() {
+                                    for (a, &v) in col.iter().enumerate() {
+                                        self.diag[i][a][bcol] = v;
+                                    }
+                                }
                                 continue;
                             }
-                            let src = &parts.values[parts.value_ptr[k]..parts.value_ptr[k + 1]];
-                            let mut blk = [0.0; 9];
-                            for (bcol, col) in src.chunks_exact(d).enumerate() {
-                                blk[bcol * 3..bcol * 3 + d].copy_from_slice(col);
+                            let mut w = [[0.0; 4]; 3];
+                            for (wb, col) in w.iter_mut().zip(src.chunks_exact(d)) {
+                                wb[..d].copy_from_slice(col);
                             }
-                            self.cols.push(c);
-                            self.vals.push(blk);
+                            self.blocks.push(OffBlock { col: c, w });
                         }
-                        self.ptr.push(self.cols.len());
+                        self.ptr.push(self.blocks.len());
                     }
                     true
                 } else {
+                    for (i, blk) in self.diag.iter_mut().enumerate() {
+                        for (a, row) in blk.iter_mut().enumerate().take(d) {
+                            for (b, v) in row.iter_mut().enumerate().take(d) {
+                                *v = p.w.get(i * d + a, i * d + b);
+                            }
+                        }
+                    }
                     false
                 }
             }
             Matrix::Dense(m) => {
-                for i in 0..nc {
-                    for c in (0..nc).filter(|&c| c != i) {
-                        let mut blk = [0.0; 9];
-                        for b in 0..d {
-                            for a in 0..d {
-                                blk[b * 3 + a] = m[(i * d + a, c * d + b)];
-                            }
-                        }
-                        if blk.iter().any(|&v| v != 0.0) {
-                            self.cols.push(c);
-                            self.vals.push(blk);
+                // One contiguous pass over W's columns marks the nonzero
+                // blocks (nz[c·nc + i]: block (i, c)): the d columns of
+                // block column c are OR-ed entrywise (their absolute bits:
+                // nonzero exactly when some entry is ≠ 0), then each block
+                // row's d entries. Only those blocks are copied below.
+                let n = nc * d;
+                self.nz.clear();
+                self.nz.resize(nc * nc, false);
+                self.bits.clear();
+                self.bits.resize(n, 0);
+                for (c, cols) in m.as_slice().chunks_exact((n * d).max(1)).enumerate() {
+                    self.bits.iter_mut().for_each(|v| *v = 0);
+                    for column in cols.chunks_exact(n) {
+                        for (acc, v) in self.bits.iter_mut().zip(column) {
+                            *acc |= v.to_bits() << 1;
                         }
                     }
-                    self.ptr.push(self.cols.len());
+                    let marks = &mut self.nz[c * nc..(c + 1) * nc];
+                    for (mark, seg) in marks.iter_mut().zip(self.bits.chunks_exact(d)) {
+                        *mark = seg.iter().fold(0, |a, v| a | v) != 0;
+                    }
+                }
+                for i in 0..nc {
+                    for b in 0..d {
+                        let column = m.column(i * d + b);
+                        for a in 0..d {
+                            self.diag[i][a][b] = column[i * d + a];
+                        }
+                    }
+                    for c in (0..nc).filter(|&c| c != i && self.nz[c * nc + i]) {
+                        let mut w = [[0.0; 4]; 3];
+                        for (b, wb) in w.iter_mut().enumerate().take(d) {
+                            let column = m.column(c * d + b);
+                            wb[..d].copy_from_slice(&column.as_slice()[i * d..i * d + d]);
+                        }
+                        self.blocks.push(OffBlock { col: c, w });
+                    }
+                    self.ptr.push(self.blocks.len());
                 }
                 true
             }
         };
+        self.inv.clear();
+        self.inv
+            .extend(self.diag.iter().map(|w| local::invert_block(d, w)));
+        self.rho.clear();
+        self.rho
+            .extend(self.diag.iter().map(|w| local::rho_of(d, w)));
     }
 
     /// Whether the off-diagonal blocks are in the CSR (then
@@ -144,29 +187,30 @@ impl Contacts {
         let base = i * d;
         out[..d].copy_from_slice(&p.q[base..base + d]);
         if CSR {
-            let (s, e) = (self.ptr[i], self.ptr[i + 1]);
-            let blocks = self.cols[s..e].iter().zip(&self.vals[s..e]);
+            let blocks = &self.blocks[self.ptr[i]..self.ptr[i + 1]];
             if d == 3 {
-                let [mut o0, mut o1, mut o2] = *out;
-                // r as contact triples: one bounds check per block.
+                // Four lanes (the fourth a zero pad) so that each column of
+                // a block is two packed multiply-adds; r as contact
+                // triples: one bounds check per block.
+                let mut o = [out[0], out[1], out[2], 0.0];
                 let (triples, _) = r.as_chunks::<3>();
-                for (&c, w) in blocks {
-                    let Some(rc) = triples.get(c) else {
+                for blk in blocks {
+                    let Some(rc) = triples.get(blk.col) else {
                         continue;
                     };
-                    for b in 0..3 {
-                        o0 += w[b * 3] * rc[b];
-                        o1 += w[b * 3 + 1] * rc[b];
-                        o2 += w[b * 3 + 2] * rc[b];
+                    for (wb, &rb) in blk.w.iter().zip(rc) {
+                        for a in 0..4 {
+                            o[a] += wb[a] * rb;
+                        }
                     }
                 }
-                *out = [o0, o1, o2];
+                *out = [o[0], o[1], o[2]];
             } else {
-                for (&c, w) in blocks {
-                    let rc = &r[c * d..c * d + d];
-                    for (b, &rv) in rc.iter().enumerate() {
+                for blk in blocks {
+                    let rc = &r[blk.col * d..blk.col * d + d];
+                    for (wb, &rb) in blk.w.iter().zip(rc) {
                         for a in 0..d {
-                            out[a] += w[b * 3 + a] * rv;
+                            out[a] += wb[a] * rb;
                         }
                     }
                 }
