@@ -1,26 +1,33 @@
 //! Per-contact access to W for the Gauss–Seidel sweep: its diagonal blocks
-//! W_ii and its off-diagonal blocks W_ij (j ≠ i) copied once per solve into
-//! a compressed block-row layout (CSR of d × d blocks, values contiguous in
-//! the order the sweep reads them), so that the row-block product
-//! Σ_{j≠i} W_ij r_j costs O(stored blocks of block row i) with no indirection
-//! through the source storage. Dense W contributes only its nonzero blocks.
+//! W_ii, and its off-diagonal blocks W_ji (j ≠ i) copied once per solve
+//! block column by block column (values contiguous in the order the sweep
+//! reads them). Dense W contributes only its nonzero blocks.
+//!
+//! The sweep does not form the row product q_i + Σ_{j≠i} W_ij r_j at each
+//! visit: it keeps the free velocities v_i = q_i + Σ_{j≠i} W_ij r_j of all
+//! contacts up to date, and when contact i's impulse changes by Δ it adds
+//! W_ji Δ to v_j for the stored blocks of block column i
+//! ([`Contacts::scatter`]). A visit whose r_i does not change (a separated
+//! contact staying separated, a converged contact) then costs no product at
+//! all, and u = W r + q is v_i + W_ii r_i at O(contacts).
 
 use super::{local, FrictionProblem};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
 
-/// One stored off-diagonal block W_ij of block row i: its block column j
+/// One stored off-diagonal block W_ji of block column i: its block row j
 /// and its columns, each padded to four entries (zeros beyond d), so that
-/// the product W_ij r_j is straight-line packed arithmetic.
+/// the product W_ji Δ is straight-line packed arithmetic.
 #[derive(Debug, Clone, Copy)]
 struct OffBlock {
-    col: usize,
-    /// Column b of W_ij in `w[b][..d]`.
+    row: usize,
+    /// Column b of W_ji in `w[b][..d]`.
     w: [[f64; 4]; 3],
 }
 
-/// The diagonal blocks of W and its off-diagonal block rows. Sized once per
-/// number of contacts and stored blocks; [`Contacts::prepare`] does not
-/// allocate again for a problem of the same size and pattern.
+/// The diagonal blocks of W, its off-diagonal block columns and the free
+/// velocities. Sized once per number of contacts and stored blocks;
+/// [`Contacts::prepare`] does not allocate again for a problem of the same
+/// size and pattern.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Contacts {
     /// W_ii, row-major in the top-left d × d corner.
@@ -30,37 +37,61 @@ pub(crate) struct Contacts {
     pub inv: Vec<Option<[[f64; 3]; 3]>>,
     /// The Alart–Curnier parameter ρ_i = 1 / max_k (W_ii)_kk of each contact.
     pub rho: Vec<f64>,
-    /// Start of block row i in `blocks` (length contacts + 1).
+    /// Start of block column i in `blocks` (length contacts + 1).
     ptr: Vec<usize>,
-    /// The stored off-diagonal blocks W_ij, block row by block row.
+    /// The stored off-diagonal blocks W_ji, block column by block column.
     blocks: Vec<OffBlock>,
-    /// Scratch of the dense scan: whether block (i, c) of a dense W has a
-    /// nonzero entry, at `c * contacts + i`.
+    /// v_i = q_i + Σ_{j≠i} W_ij r_j (fourth entry zero), kept by `scatter`.
+    free: Vec<[f64; 4]>,
+    /// Scratch: the next free place of each block column while filling.
+    next: Vec<usize>,
+    /// Scratch of the dense scan: whether block (j, c) of a dense W has a
+    /// nonzero entry, at `j`, for the current block column c.
     nz: Vec<bool>,
     /// Scratch of the dense scan: the OR of the absolute bits of one block
     /// column's d columns, entry by entry.
     bits: Vec<u64>,
-    /// The CSR above holds W (false: W is block-sparse with blocks that are
-    /// not the contact blocks; rows are then taken from W itself).
-    csr: bool,
+    /// The blocks above hold W (false: W is block-sparse with blocks that
+    /// are not the contact blocks; rows are then taken from W itself).
+    copied: bool,
 }
 
 impl Contacts {
-    /// Reads the diagonal blocks of `p.w` and copies its off-diagonal blocks.
+    /// Reads the diagonal blocks of `p.w` and copies its off-diagonal
+    /// blocks, block column by block column.
     pub fn prepare(&mut self, p: &FrictionProblem) {
         let (d, nc) = (p.dim, p.contacts());
         self.diag.clear();
         self.diag.resize(nc, [[0.0; 3]; 3]);
         self.ptr.clear();
         self.blocks.clear();
-        self.ptr.push(0);
-        self.csr = match &p.w {
+        self.copied = match &p.w {
             Matrix::BlockSparse(b) => {
                 let parts = b.parts();
                 let ok = |off: &[usize]| {
                     off.len() == nc + 1 && off.iter().enumerate().all(|(k, &o)| o == k * d)
                 };
                 if ok(parts.row_offsets) && ok(parts.col_offsets) {
+                    // Counting pass: the off-diagonal blocks of each block
+                    // column, then their places.
+                    self.ptr.resize(nc + 1, 0);
+                    for i in 0..nc {
+                        for &c in &parts.block_col[parts.row_ptr[i]..parts.row_ptr[i + 1]] {
+                            if c != i && c < nc {
+                                self.ptr[c + 1] += 1;
+                            }
+                        }
+                    }
+                    for c in 0..nc {
+                        self.ptr[c + 1] += self.ptr[c];
+                    }
+                    self.next.clear();
+                    self.next.extend_from_slice(&self.ptr[..nc]);
+                    let empty = OffBlock {
+                        row: 0,
+                        w: [[0.0; 4]; 3],
+                    };
+                    self.blocks.resize(self.ptr[nc], empty);
                     for i in 0..nc {
                         for k in parts.row_ptr[i]..parts.row_ptr[i + 1] {
                             let c = parts.block_col[k];
@@ -74,13 +105,17 @@ impl Contacts {
                                 }
                                 continue;
                             }
-                            let mut w = [[0.0; 4]; 3];
-                            for (wb, col) in w.iter_mut().zip(src.chunks_exact(d)) {
+                            let Some(blk) =
+                                self.next.get(c).and_then(|&at| self.blocks.get_mut(at))
+                            else {
+                                continue;
+                            };
+                            blk.row = i;
+                            for (wb, col) in blk.w.iter_mut().zip(src.chunks_exact(d)) {
                                 wb[..d].copy_from_slice(col);
                             }
-                            self.blocks.push(OffBlock { col: c, w });
+                            self.next[c] += 1;
                         }
-                        self.ptr.push(self.blocks.len());
                     }
                     true
                 } else {
@@ -95,16 +130,17 @@ impl Contacts {
                 }
             }
             Matrix::Dense(m) => {
-                // One contiguous pass over W's columns marks the nonzero
-                // blocks (nz[c·nc + i]: block (i, c)): the d columns of
-                // block column c are OR-ed entrywise (their absolute bits:
-                // nonzero exactly when some entry is ≠ 0), then each block
-                // row's d entries. Only those blocks are copied below.
+                // W is column-major: block column c is d contiguous
+                // columns. Their entries' absolute bits are OR-ed entrywise
+                // (nonzero exactly when some entry is ≠ 0), then each block
+                // row's d entries mark block (j, c); only the nonzero blocks
+                // are copied.
                 let n = nc * d;
-                self.nz.clear();
-                self.nz.resize(nc * nc, false);
+                self.ptr.push(0);
                 self.bits.clear();
                 self.bits.resize(n, 0);
+                self.nz.clear();
+                self.nz.resize(nc, false);
                 for (c, cols) in m.as_slice().chunks_exact((n * d).max(1)).enumerate() {
                     self.bits.iter_mut().for_each(|v| *v = 0);
                     for column in cols.chunks_exact(n) {
@@ -112,25 +148,23 @@ impl Contacts {
                             *acc |= v.to_bits() << 1;
                         }
                     }
-                    let marks = &mut self.nz[c * nc..(c + 1) * nc];
-                    for (mark, seg) in marks.iter_mut().zip(self.bits.chunks_exact(d)) {
+                    for (mark, seg) in self.nz.iter_mut().zip(self.bits.chunks_exact(d)) {
                         *mark = seg.iter().fold(0, |a, v| a | v) != 0;
                     }
-                }
-                for i in 0..nc {
-                    for b in 0..d {
-                        let column = m.column(i * d + b);
-                        for a in 0..d {
-                            self.diag[i][a][b] = column[i * d + a];
+                    for j in 0..nc {
+                        if j == c {
+                            for (b, column) in cols.chunks_exact(n).enumerate() {
+                                for a in 0..d {
+                                    self.diag[c][a][b] = column[j * d + a];
+                                }
+                            }
+                        } else if self.nz[j] {
+                            let mut w = [[0.0; 4]; 3];
+                            for (wb, column) in w.iter_mut().zip(cols.chunks_exact(n)) {
+                                wb[..d].copy_from_slice(&column[j * d..j * d + d]);
+                            }
+                            self.blocks.push(OffBlock { row: j, w });
                         }
-                    }
-                    for c in (0..nc).filter(|&c| c != i && self.nz[c * nc + i]) {
-                        let mut w = [[0.0; 4]; 3];
-                        for (b, wb) in w.iter_mut().enumerate().take(d) {
-                            let column = m.column(c * d + b);
-                            wb[..d].copy_from_slice(&column.as_slice()[i * d..i * d + d]);
-                        }
-                        self.blocks.push(OffBlock { col: c, w });
                     }
                     self.ptr.push(self.blocks.len());
                 }
@@ -143,84 +177,109 @@ impl Contacts {
         self.rho.clear();
         self.rho
             .extend(self.diag.iter().map(|w| local::rho_of(d, w)));
+        self.free.clear();
+        self.free.resize(nc, [0.0; 4]);
     }
 
-    /// Whether the off-diagonal blocks are in the CSR (then
-    /// `Contacts::local_q` takes `CSR = true`, otherwise `false`); the
-    /// sweep picks its loop once, not per contact.
-    pub fn is_csr(&self) -> bool {
-        self.csr
+    /// Whether the off-diagonal blocks are copied (then the sweep reads the
+    /// free velocities and scatters changes, otherwise it takes W's own
+    /// rows); the sweep picks its loop once, not per contact.
+    pub fn is_copied(&self) -> bool {
+        self.copied
     }
 
-    /// u ← W r + q, block row by block row: u_i = W_ii r_i + q_i +
-    /// Σ_{j≠i} W_ij r_j over the stored blocks only (a dense W with zero
-    /// blocks costs its nonzero blocks, not n²).
-    pub fn velocity(&self, p: &FrictionProblem, r: &[f64], u: &mut [f64]) {
-        if !self.csr {
-            p.compute_u(r, u);
-            return;
-        }
+    /// v_i ← q_i + Σ_{j≠i} W_ij r_j for every contact (copied blocks only):
+    /// v = q, then the block columns of the contacts with r_i ≠ 0 scattered
+    /// (nothing more from r = 0).
+    pub fn reset_free(&mut self, p: &FrictionProblem, r: &[f64]) {
         let d = p.dim;
-        for (i, (ui, ri)) in u.chunks_exact_mut(d).zip(r.chunks_exact(d)).enumerate() {
-            let mut out = [0.0; 3];
-            self.local_q::<true>(p, i, r, &mut out);
-            let w = &self.diag[i];
-            for a in 0..d {
-                ui[a] = out[a] + (0..d).map(|b| w[a][b] * ri[b]).sum::<f64>();
-            }
+        for (v, q) in self.free.iter_mut().zip(p.q.chunks_exact(d)) {
+            *v = [0.0; 4];
+            v[..d].copy_from_slice(q);
         }
-    }
-
-    /// out ← q_i + Σ_{j≠i} W_ij r_j: the free velocity of contact i when the
-    /// others are frozen (then u_i = W_ii r_i + out). `CSR` must be
-    /// `Contacts::is_csr`: the block rows come from the CSR, otherwise
-    /// from W's own rows.
-    #[inline]
-    pub fn local_q<const CSR: bool>(
-        &self,
-        p: &FrictionProblem,
-        i: usize,
-        r: &[f64],
-        out: &mut [f64; 3],
-    ) {
-        let d = p.dim;
-        let base = i * d;
-        out[..d].copy_from_slice(&p.q[base..base + d]);
-        if CSR {
-            let blocks = &self.blocks[self.ptr[i]..self.ptr[i + 1]];
-            if d == 3 {
-                // Four lanes (the fourth a zero pad) so that each column of
-                // a block is two packed multiply-adds; r as contact
-                // triples: one bounds check per block.
-                let mut o = [out[0], out[1], out[2], 0.0];
-                let (triples, _) = r.as_chunks::<3>();
-                for blk in blocks {
-                    let Some(rc) = triples.get(blk.col) else {
-                        continue;
-                    };
-                    for (wb, &rb) in blk.w.iter().zip(rc) {
-                        for a in 0..4 {
-                            o[a] += wb[a] * rb;
-                        }
-                    }
-                }
-                *out = [o[0], o[1], o[2]];
-            } else {
-                for blk in blocks {
-                    let rc = &r[blk.col * d..blk.col * d + d];
-                    for (wb, &rb) in blk.w.iter().zip(rc) {
-                        for a in 0..d {
-                            out[a] += wb[a] * rb;
-                        }
-                    }
+        if d == 3 {
+            let (triples, _) = r.as_chunks::<3>();
+            for (i, ri) in triples.iter().enumerate() {
+                if *ri != [0.0; 3] {
+                    self.scatter::<3>(i, ri);
                 }
             }
         } else {
-            let blk = &self.diag[i];
-            for a in 0..d {
-                let own: f64 = (0..d).map(|b| blk[a][b] * r[base + b]).sum();
-                out[a] += p.w.row_dot(base + a, r) - own;
+            let (pairs, _) = r.as_chunks::<2>();
+            for (i, ri) in pairs.iter().enumerate() {
+                if *ri != [0.0; 2] {
+                    self.scatter::<2>(i, ri);
+                }
             }
+        }
+    }
+
+    /// v_j ← v_j + W_ji Δ for the stored blocks of block column i: contact
+    /// i's impulse changed by Δ. `D` is the contact dimension.
+    #[inline]
+    pub fn scatter<const D: usize>(&mut self, i: usize, delta: &[f64; D]) {
+        let (Some(&s), Some(&e)) = (self.ptr.get(i), self.ptr.get(i + 1)) else {
+            return;
+        };
+        let free = &mut self.free;
+        for blk in &self.blocks[s..e] {
+            let mut t = [0.0; 4];
+            for (wb, &db) in blk.w.iter().zip(delta) {
+                for a in 0..4 {
+                    t[a] += wb[a] * db;
+                }
+            }
+            if let Some(v) = free.get_mut(blk.row) {
+                for a in 0..4 {
+                    v[a] += t[a];
+                }
+            }
+        }
+    }
+
+    /// The free velocity v_i of contact i (copied blocks only).
+    #[inline]
+    pub fn free(&self, i: usize) -> [f64; 3] {
+        let v = self.free[i];
+        [v[0], v[1], v[2]]
+    }
+
+    /// u ← W r + q: with copied blocks, v recomputed from r
+    /// ([`Contacts::reset_free`]) then u_i = v_i + W_ii r_i (stored blocks
+    /// only: a dense W with zero blocks costs its nonzero blocks, not n²);
+    /// otherwise W's own product.
+    pub fn velocity(&mut self, p: &FrictionProblem, r: &[f64], u: &mut [f64]) {
+        if !self.copied {
+            p.compute_u(r, u);
+            return;
+        }
+        self.reset_free(p, r);
+        self.velocity_from_free(p, r, u);
+    }
+
+    /// u_i ← v_i + W_ii r_i from the kept free velocities (copied blocks
+    /// only): W r + q up to the rounding the updates of v have gathered.
+    pub fn velocity_from_free(&self, p: &FrictionProblem, r: &[f64], u: &mut [f64]) {
+        let d = p.dim;
+        let rows = u.chunks_exact_mut(d).zip(r.chunks_exact(d));
+        for ((ui, ri), (w, v)) in rows.zip(self.diag.iter().zip(&self.free)) {
+            for a in 0..d {
+                ui[a] = v[a] + (0..d).map(|b| w[a][b] * ri[b]).sum::<f64>();
+            }
+        }
+    }
+
+    /// out ← q_i + Σ_{j≠i} W_ij r_j from W's own rows (blocks not copied):
+    /// the free velocity of contact i when the others are frozen.
+    #[inline]
+    pub fn row_free(&self, p: &FrictionProblem, i: usize, r: &[f64], out: &mut [f64; 3]) {
+        let d = p.dim;
+        let base = i * d;
+        out[..d].copy_from_slice(&p.q[base..base + d]);
+        let blk = &self.diag[i];
+        for a in 0..d {
+            let own: f64 = (0..d).map(|b| blk[a][b] * r[base + b]).sum();
+            out[a] += p.w.row_dot(base + a, r) - own;
         }
     }
 }
