@@ -283,3 +283,112 @@ impl Contacts {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::DMatrix;
+
+    use super::*;
+    use crate::numerics::matrix::BlockSparseMatrix;
+
+    /// A nonsymmetric W of `nc` contacts of dimension `d` whose blocks (i, j)
+    /// with (i + 2j) % 3 == 1 and i ≠ j are zero.
+    fn sample_w(d: usize, nc: usize) -> DMatrix<f64> {
+        DMatrix::from_fn(d * nc, d * nc, |a, b| {
+            let (i, j) = (a / d, b / d);
+            if i == j {
+                if a == b {
+                    4.0 + a as f64
+                } else {
+                    0.3 / (1.0 + (a + 2 * b) as f64)
+                }
+            } else if (i + 2 * j) % 3 == 1 {
+                0.0
+            } else {
+                0.1 * ((a * 7 + b * 3) % 11) as f64 - 0.4
+            }
+        })
+    }
+
+    /// q_i + Σ_{j≠i} W_ij r_j entry by entry from the dense W.
+    fn free_direct(w: &DMatrix<f64>, q: &[f64], r: &[f64], d: usize, i: usize) -> Vec<f64> {
+        (0..d)
+            .map(|a| {
+                let row = i * d + a;
+                q[row]
+                    + (0..r.len())
+                        .filter(|&b| b / d != i)
+                        .map(|b| w[(row, b)] * r[b])
+                        .sum::<f64>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kept_free_velocities_match_the_row_products_after_scatters() {
+        for d in [2, 3] {
+            let nc = 5;
+            let dense = sample_w(d, nc);
+            let sizes = vec![d; nc];
+            let sparse = BlockSparseMatrix::from_dense(&dense, &sizes, &sizes).unwrap();
+            let q: Vec<f64> = (0..d * nc).map(|k| (k as f64 * 0.37).sin()).collect();
+            let mut r: Vec<f64> = (0..d * nc).map(|k| (k as f64 * 0.91).cos()).collect();
+            for w in [Matrix::Dense(dense.clone()), Matrix::BlockSparse(sparse)] {
+                let p = FrictionProblem::new(d, w, q.clone(), vec![0.5; nc]).unwrap();
+                let mut c = Contacts::default();
+                c.prepare(&p);
+                assert!(c.is_copied());
+                // Only the nonzero off-diagonal blocks are stored.
+                let stored = (0..nc)
+                    .flat_map(|i| (0..nc).map(move |j| (i, j)))
+                    .filter(|&(i, j)| i != j && (i + 2 * j) % 3 != 1)
+                    .count();
+                assert_eq!(c.blocks.len(), stored);
+                for i in 0..nc {
+                    for a in 0..d {
+                        for b in 0..d {
+                            assert_eq!(c.diag[i][a][b], dense[(i * d + a, i * d + b)]);
+                        }
+                    }
+                }
+                c.reset_free(&p, &r);
+                let check = |c: &Contacts, r: &[f64]| {
+                    for i in 0..nc {
+                        let want = free_direct(&dense, &q, r, d, i);
+                        let got = c.free(i);
+                        for a in 0..d {
+                            assert!((got[a] - want[a]).abs() < 1e-13, "{d} {i} {a}");
+                        }
+                    }
+                };
+                check(&c, &r);
+                // Change contacts 1 and 3 and scatter their changes.
+                for (i, delta) in [(1, [0.25, -0.5, 0.125]), (3, [-1.0, 0.75, 2.0])] {
+                    for a in 0..d {
+                        r[i * d + a] += delta[a];
+                    }
+                    if d == 3 {
+                        c.scatter::<3>(i, &delta);
+                    } else {
+                        c.scatter::<2>(i, &[delta[0], delta[1]]);
+                    }
+                }
+                check(&c, &r);
+                // u = W r + q, from the kept velocities and recomputed.
+                let mut u = vec![0.0; d * nc];
+                c.velocity_from_free(&p, &r, &mut u);
+                let direct = &dense * nalgebra::DVector::from_column_slice(&r);
+                for k in 0..d * nc {
+                    assert!((u[k] - direct[k] - q[k]).abs() < 1e-13);
+                }
+                c.velocity(&p, &r, &mut u);
+                for k in 0..d * nc {
+                    assert!((u[k] - direct[k] - q[k]).abs() < 1e-13);
+                }
+                for k in r.iter_mut() {
+                    *k *= -1.0;
+                }
+            }
+        }
+    }
+}
