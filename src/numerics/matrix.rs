@@ -76,11 +76,28 @@ impl ProblemMatrix for DMatrix<f64> {
     }
     fn first_non_finite(&self) -> Option<(usize, f64)> {
         let (nr, nc) = self.shape();
+        // The position is looked for only when some entry is not finite.
+        if all_finite(self.as_slice()) {
+            return None;
+        }
         self.as_slice()
             .iter()
             .position(|v| !v.is_finite())
             .map(|k| ((k % nr) * nc + k / nr, self.as_slice()[k]))
     }
+}
+
+/// Whether every entry of `v` is finite, without a branch per entry: a
+/// double is NaN or infinite exactly when its exponent bits are all ones,
+/// i.e. when |bits| ≥ 0x7ff0…0, i.e. when |bits| + 2⁵² has its top bit set;
+/// the OR of those sums over `v` (integer operations, which vectorise) has
+/// its top bit clear exactly when all entries are finite.
+fn all_finite(v: &[f64]) -> bool {
+    const ABS: u64 = !(1 << 63);
+    let top = v
+        .iter()
+        .fold(0u64, |acc, x| acc | ((x.to_bits() & ABS) + (1 << 52)));
+    top >> 63 == 0
 }
 
 /// A block-sparse matrix in block-row compressed storage (the Siconos "SBM"
@@ -459,7 +476,7 @@ impl ProblemMatrix for BlockSparseMatrix {
         }
     }
     fn first_non_finite(&self) -> Option<(usize, f64)> {
-        if self.values.iter().all(|v| v.is_finite()) {
+        if all_finite(&self.values) {
             return None;
         }
         let nc = self.ncols();
@@ -582,6 +599,32 @@ mod tests {
                 2., 0., 0., 0., 8.,
             ],
         )
+    }
+
+    #[test]
+    fn all_finite_agrees_with_is_finite() {
+        let specials = [
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE / 4.0,
+            f64::MAX,
+            f64::MIN,
+            1.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for &x in &specials {
+            for len in [1, 5, 70] {
+                for at in [0, len - 1] {
+                    let mut v = vec![2.5; len];
+                    v[at] = x;
+                    assert_eq!(all_finite(&v), x.is_finite(), "{x} at {at} of {len}");
+                }
+            }
+        }
+        assert!(all_finite(&[]));
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub fn tangent_norm(x: &[f64]) -> f64 {
 
 /// The squared natural map ‖r − P_K(r − û)‖² of one contact, with
 /// û = u + μ‖u_T‖ e_N.
-#[inline]
+#[inline(always)]
 pub fn contact_natural_map_sq(r: &[f64], u: &[f64], mu: f64) -> f64 {
     let d = r.len();
     let mut x = [0.0; 3];
@@ -71,7 +71,7 @@ pub fn natural_map_norm(dim: usize, r: &[f64], u: &[f64], mu: &[f64]) -> f64 {
 /// with D(R) the disk of radius R. Φ = 0 exactly when (r, u) satisfies
 /// Coulomb's law. dΦ = D·dr + E·du: `dm` and `em` receive D and E
 /// (row-major, d × d in the top-left corner).
-#[inline]
+#[inline(always)]
 pub fn alart_curnier(
     r: &[f64],
     u: &[f64],

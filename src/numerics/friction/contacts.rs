@@ -1,16 +1,33 @@
 //! Per-contact access to W for the Gauss–Seidel sweep: its diagonal blocks
-//! W_ii and its off-diagonal blocks W_ij (j ≠ i) copied once per solve into
-//! a compressed block-row layout (CSR of d × d blocks, values contiguous in
-//! the order the sweep reads them), so that the row-block product
-//! Σ_{j≠i} W_ij r_j costs O(stored blocks of block row i) with no indirection
-//! through the source storage. Dense W contributes only its nonzero blocks.
+//! W_ii, and its off-diagonal blocks W_ji (j ≠ i) copied once per solve
+//! block column by block column (values contiguous in the order the sweep
+//! reads them). Dense W contributes only its nonzero blocks.
+//!
+//! The sweep does not form the row product q_i + Σ_{j≠i} W_ij r_j at each
+//! visit: it keeps the free velocities v_i = q_i + Σ_{j≠i} W_ij r_j of all
+//! contacts up to date, and when contact i's impulse changes by Δ it adds
+//! W_ji Δ to v_j for the stored blocks of block column i
+//! ([`Contacts::scatter`]). A visit whose r_i does not change (a separated
+//! contact staying separated, a converged contact) then costs no product at
+//! all, and u = W r + q is v_i + W_ii r_i at O(contacts).
 
 use super::{local, FrictionProblem};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
 
-/// The diagonal blocks of W and its off-diagonal block rows. Sized once per
-/// number of contacts and stored blocks; [`Contacts::prepare`] does not
-/// allocate again for a problem of the same size and pattern.
+/// One stored off-diagonal block W_ji of block column i: its block row j
+/// and its columns, each padded to four entries (zeros beyond d), so that
+/// the product W_ji Δ is straight-line packed arithmetic.
+#[derive(Debug, Clone, Copy)]
+struct OffBlock {
+    row: usize,
+    /// Column b of W_ji in `w[b][..d]`.
+    w: [[f64; 4]; 3],
+}
+
+/// The diagonal blocks of W, its off-diagonal block columns and the free
+/// velocities. Sized once per number of contacts and stored blocks;
+/// [`Contacts::prepare`] does not allocate again for a problem of the same
+/// size and pattern.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Contacts {
     /// W_ii, row-major in the top-left d × d corner.
@@ -20,162 +37,357 @@ pub(crate) struct Contacts {
     pub inv: Vec<Option<[[f64; 3]; 3]>>,
     /// The Alart–Curnier parameter ρ_i = 1 / max_k (W_ii)_kk of each contact.
     pub rho: Vec<f64>,
-    /// Start of block row i in `cols` / `vals` (length contacts + 1).
+    /// Start of block column i in `blocks` (length contacts + 1).
     ptr: Vec<usize>,
-    /// Block column j of each stored off-diagonal block.
-    cols: Vec<usize>,
-    /// W_ij column-major: entry (a, b) at `b * 3 + a` (d ≤ 3, zero padded).
-    vals: Vec<[f64; 9]>,
-    /// The CSR above holds W (false: W is block-sparse with blocks that are
-    /// not the contact blocks; rows are then taken from W itself).
-    csr: bool,
+    /// The stored off-diagonal blocks W_ji, block column by block column.
+    blocks: Vec<OffBlock>,
+    /// v_i = q_i + Σ_{j≠i} W_ij r_j (fourth entry zero), kept by `scatter`.
+    free: Vec<[f64; 4]>,
+    /// Scratch: the next free place of each block column while filling.
+    next: Vec<usize>,
+    /// Scratch of the dense scan: whether block (j, c) of a dense W has a
+    /// nonzero entry, at `j`, for the current block column c.
+    nz: Vec<bool>,
+    /// Scratch of the dense scan: the OR of the absolute bits of one block
+    /// column's d columns, entry by entry.
+    bits: Vec<u64>,
+    /// The blocks above hold W (false: W is block-sparse with blocks that
+    /// are not the contact blocks; rows are then taken from W itself).
+    copied: bool,
 }
 
 impl Contacts {
-    /// Reads the diagonal blocks of `p.w` and copies its off-diagonal blocks.
+    /// Reads the diagonal blocks of `p.w` and copies its off-diagonal
+    /// blocks, block column by block column.
     pub fn prepare(&mut self, p: &FrictionProblem) {
         let (d, nc) = (p.dim, p.contacts());
+        self.diag.clear();
         self.diag.resize(nc, [[0.0; 3]; 3]);
-        for (i, blk) in self.diag.iter_mut().enumerate() {
-            for (a, row) in blk.iter_mut().enumerate().take(d) {
-                for (b, v) in row.iter_mut().enumerate().take(d) {
-                    *v = p.w.get(i * d + a, i * d + b);
-                }
-            }
-        }
-        self.inv.clear();
-        self.inv
-            .extend(self.diag.iter().map(|w| local::invert_block(d, w)));
-        self.rho.clear();
-        self.rho
-            .extend(self.diag.iter().map(|w| local::rho_of(d, w)));
         self.ptr.clear();
-        self.cols.clear();
-        self.vals.clear();
-        self.ptr.push(0);
-        self.csr = match &p.w {
+        self.blocks.clear();
+        self.copied = match &p.w {
             Matrix::BlockSparse(b) => {
                 let parts = b.parts();
                 let ok = |off: &[usize]| {
                     off.len() == nc + 1 && off.iter().enumerate().all(|(k, &o)| o == k * d)
                 };
                 if ok(parts.row_offsets) && ok(parts.col_offsets) {
+                    // Counting pass: the off-diagonal blocks of each block
+                    // column, then their places.
+                    self.ptr.resize(nc + 1, 0);
+                    for i in 0..nc {
+                        for &c in &parts.block_col[parts.row_ptr[i]..parts.row_ptr[i + 1]] {
+                            if c != i && c < nc {
+                                self.ptr[c + 1] += 1;
+                            }
+                        }
+                    }
+                    for c in 0..nc {
+                        self.ptr[c + 1] += self.ptr[c];
+                    }
+                    self.next.clear();
+                    self.next.extend_from_slice(&self.ptr[..nc]);
+                    let empty = OffBlock {
+                        row: 0,
+                        w: [[0.0; 4]; 3],
+                    };
+                    self.blocks.resize(self.ptr[nc], empty);
                     for i in 0..nc {
                         for k in parts.row_ptr[i]..parts.row_ptr[i + 1] {
                             let c = parts.block_col[k];
+                            let src = &parts.values[parts.value_ptr[k]..parts.value_ptr[k + 1]];
                             if c == i {
+                                // Column-major source into the row-major W_ii.
+                                for (bcol, col) in src.chunks_exact(d).enumerate() {
+                                    for (a, &v) in col.iter().enumerate() {
+                                        self.diag[i][a][bcol] = v;
+                                    }
+                                }
                                 continue;
                             }
-                            let src = &parts.values[parts.value_ptr[k]..parts.value_ptr[k + 1]];
-                            let mut blk = [0.0; 9];
-                            for (bcol, col) in src.chunks_exact(d).enumerate() {
-                                blk[bcol * 3..bcol * 3 + d].copy_from_slice(col);
+                            let Some(blk) =
+                                self.next.get(c).and_then(|&at| self.blocks.get_mut(at))
+                            else {
+                                continue;
+                            };
+                            blk.row = i;
+                            for (wb, col) in blk.w.iter_mut().zip(src.chunks_exact(d)) {
+                                wb[..d].copy_from_slice(col);
                             }
-                            self.cols.push(c);
-                            self.vals.push(blk);
+                            self.next[c] += 1;
                         }
-                        self.ptr.push(self.cols.len());
                     }
                     true
                 } else {
+                    for (i, blk) in self.diag.iter_mut().enumerate() {
+                        for (a, row) in blk.iter_mut().enumerate().take(d) {
+                            for (b, v) in row.iter_mut().enumerate().take(d) {
+                                *v = p.w.get(i * d + a, i * d + b);
+                            }
+                        }
+                    }
                     false
                 }
             }
             Matrix::Dense(m) => {
-                for i in 0..nc {
-                    for c in (0..nc).filter(|&c| c != i) {
-                        let mut blk = [0.0; 9];
-                        for b in 0..d {
-                            for a in 0..d {
-                                blk[b * 3 + a] = m[(i * d + a, c * d + b)];
-                            }
-                        }
-                        if blk.iter().any(|&v| v != 0.0) {
-                            self.cols.push(c);
-                            self.vals.push(blk);
+                // W is column-major: block column c is d contiguous
+                // columns. Their entries' absolute bits are OR-ed entrywise
+                // (nonzero exactly when some entry is ≠ 0), then each block
+                // row's d entries mark block (j, c); only the nonzero blocks
+                // are copied.
+                let n = nc * d;
+                self.ptr.push(0);
+                self.bits.clear();
+                self.bits.resize(n, 0);
+                self.nz.clear();
+                self.nz.resize(nc, false);
+                for (c, cols) in m.as_slice().chunks_exact((n * d).max(1)).enumerate() {
+                    self.bits.iter_mut().for_each(|v| *v = 0);
+                    for column in cols.chunks_exact(n) {
+                        for (acc, v) in self.bits.iter_mut().zip(column) {
+                            *acc |= v.to_bits() << 1;
                         }
                     }
-                    self.ptr.push(self.cols.len());
+                    for (mark, seg) in self.nz.iter_mut().zip(self.bits.chunks_exact(d)) {
+                        *mark = seg.iter().fold(0, |a, v| a | v) != 0;
+                    }
+                    for j in 0..nc {
+                        if j == c {
+                            for (b, column) in cols.chunks_exact(n).enumerate() {
+                                for a in 0..d {
+                                    self.diag[c][a][b] = column[j * d + a];
+                                }
+                            }
+                        } else if self.nz[j] {
+                            let mut w = [[0.0; 4]; 3];
+                            for (wb, column) in w.iter_mut().zip(cols.chunks_exact(n)) {
+                                wb[..d].copy_from_slice(&column[j * d..j * d + d]);
+                            }
+                            self.blocks.push(OffBlock { row: j, w });
+                        }
+                    }
+                    self.ptr.push(self.blocks.len());
                 }
                 true
             }
         };
+        self.inv.clear();
+        self.inv
+            .extend(self.diag.iter().map(|w| local::invert_block(d, w)));
+        self.rho.clear();
+        self.rho
+            .extend(self.diag.iter().map(|w| local::rho_of(d, w)));
+        self.free.clear();
+        self.free.resize(nc, [0.0; 4]);
     }
 
-    /// Whether the off-diagonal blocks are in the CSR (then
-    /// `Contacts::local_q` takes `CSR = true`, otherwise `false`); the
-    /// sweep picks its loop once, not per contact.
-    pub fn is_csr(&self) -> bool {
-        self.csr
+    /// Whether the off-diagonal blocks are copied (then the sweep reads the
+    /// free velocities and scatters changes, otherwise it takes W's own
+    /// rows); the sweep picks its loop once, not per contact.
+    pub fn is_copied(&self) -> bool {
+        self.copied
     }
 
-    /// u ← W r + q, block row by block row: u_i = W_ii r_i + q_i +
-    /// Σ_{j≠i} W_ij r_j over the stored blocks only (a dense W with zero
-    /// blocks costs its nonzero blocks, not n²).
-    pub fn velocity(&self, p: &FrictionProblem, r: &[f64], u: &mut [f64]) {
-        if !self.csr {
-            p.compute_u(r, u);
-            return;
-        }
+    /// v_i ← q_i + Σ_{j≠i} W_ij r_j for every contact (copied blocks only):
+    /// v = q, then the block columns of the contacts with r_i ≠ 0 scattered
+    /// (nothing more from r = 0).
+    pub fn reset_free(&mut self, p: &FrictionProblem, r: &[f64]) {
         let d = p.dim;
-        for (i, (ui, ri)) in u.chunks_exact_mut(d).zip(r.chunks_exact(d)).enumerate() {
-            let mut out = [0.0; 3];
-            self.local_q::<true>(p, i, r, &mut out);
-            let w = &self.diag[i];
-            for a in 0..d {
-                ui[a] = out[a] + (0..d).map(|b| w[a][b] * ri[b]).sum::<f64>();
-            }
+        for (v, q) in self.free.iter_mut().zip(p.q.chunks_exact(d)) {
+            *v = [0.0; 4];
+            v[..d].copy_from_slice(q);
         }
-    }
-
-    /// out ← q_i + Σ_{j≠i} W_ij r_j: the free velocity of contact i when the
-    /// others are frozen (then u_i = W_ii r_i + out). `CSR` must be
-    /// `Contacts::is_csr`: the block rows come from the CSR, otherwise
-    /// from W's own rows.
-    #[inline]
-    pub fn local_q<const CSR: bool>(
-        &self,
-        p: &FrictionProblem,
-        i: usize,
-        r: &[f64],
-        out: &mut [f64; 3],
-    ) {
-        let d = p.dim;
-        let base = i * d;
-        out[..d].copy_from_slice(&p.q[base..base + d]);
-        if CSR {
-            let (s, e) = (self.ptr[i], self.ptr[i + 1]);
-            let blocks = self.cols[s..e].iter().zip(&self.vals[s..e]);
-            if d == 3 {
-                let [mut o0, mut o1, mut o2] = *out;
-                // r as contact triples: one bounds check per block.
-                let (triples, _) = r.as_chunks::<3>();
-                for (&c, w) in blocks {
-                    let Some(rc) = triples.get(c) else {
-                        continue;
-                    };
-                    for b in 0..3 {
-                        o0 += w[b * 3] * rc[b];
-                        o1 += w[b * 3 + 1] * rc[b];
-                        o2 += w[b * 3 + 2] * rc[b];
-                    }
-                }
-                *out = [o0, o1, o2];
-            } else {
-                for (&c, w) in blocks {
-                    let rc = &r[c * d..c * d + d];
-                    for (b, &rv) in rc.iter().enumerate() {
-                        for a in 0..d {
-                            out[a] += w[b * 3 + a] * rv;
-                        }
-                    }
+        if d == 3 {
+            let (triples, _) = r.as_chunks::<3>();
+            for (i, ri) in triples.iter().enumerate() {
+                if *ri != [0.0; 3] {
+                    self.scatter::<3>(i, ri);
                 }
             }
         } else {
-            let blk = &self.diag[i];
+            let (pairs, _) = r.as_chunks::<2>();
+            for (i, ri) in pairs.iter().enumerate() {
+                if *ri != [0.0; 2] {
+                    self.scatter::<2>(i, ri);
+                }
+            }
+        }
+    }
+
+    /// v_j ← v_j + W_ji Δ for the stored blocks of block column i: contact
+    /// i's impulse changed by Δ. `D` is the contact dimension.
+    #[inline]
+    pub fn scatter<const D: usize>(&mut self, i: usize, delta: &[f64; D]) {
+        let (Some(&s), Some(&e)) = (self.ptr.get(i), self.ptr.get(i + 1)) else {
+            return;
+        };
+        let free = &mut self.free;
+        for blk in &self.blocks[s..e] {
+            let mut t = [0.0; 4];
+            for (wb, &db) in blk.w.iter().zip(delta) {
+                for a in 0..4 {
+                    t[a] += wb[a] * db;
+                }
+            }
+            if let Some(v) = free.get_mut(blk.row) {
+                for a in 0..4 {
+                    v[a] += t[a];
+                }
+            }
+        }
+    }
+
+    /// The free velocity v_i of contact i (copied blocks only).
+    #[inline]
+    pub fn free(&self, i: usize) -> [f64; 3] {
+        let v = self.free[i];
+        [v[0], v[1], v[2]]
+    }
+
+    /// u ← W r + q: with copied blocks, v recomputed from r
+    /// ([`Contacts::reset_free`]) then u_i = v_i + W_ii r_i (stored blocks
+    /// only: a dense W with zero blocks costs its nonzero blocks, not n²);
+    /// otherwise W's own product.
+    pub fn velocity(&mut self, p: &FrictionProblem, r: &[f64], u: &mut [f64]) {
+        if !self.copied {
+            p.compute_u(r, u);
+            return;
+        }
+        self.reset_free(p, r);
+        self.velocity_from_free(p, r, u);
+    }
+
+    /// u_i ← v_i + W_ii r_i from the kept free velocities (copied blocks
+    /// only): W r + q up to the rounding the updates of v have gathered.
+    pub fn velocity_from_free(&self, p: &FrictionProblem, r: &[f64], u: &mut [f64]) {
+        let d = p.dim;
+        let rows = u.chunks_exact_mut(d).zip(r.chunks_exact(d));
+        for ((ui, ri), (w, v)) in rows.zip(self.diag.iter().zip(&self.free)) {
             for a in 0..d {
-                let own: f64 = (0..d).map(|b| blk[a][b] * r[base + b]).sum();
-                out[a] += p.w.row_dot(base + a, r) - own;
+                ui[a] = v[a] + (0..d).map(|b| w[a][b] * ri[b]).sum::<f64>();
+            }
+        }
+    }
+
+    /// out ← q_i + Σ_{j≠i} W_ij r_j from W's own rows (blocks not copied):
+    /// the free velocity of contact i when the others are frozen.
+    #[inline]
+    pub fn row_free(&self, p: &FrictionProblem, i: usize, r: &[f64], out: &mut [f64; 3]) {
+        let d = p.dim;
+        let base = i * d;
+        out[..d].copy_from_slice(&p.q[base..base + d]);
+        let blk = &self.diag[i];
+        for a in 0..d {
+            let own: f64 = (0..d).map(|b| blk[a][b] * r[base + b]).sum();
+            out[a] += p.w.row_dot(base + a, r) - own;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::DMatrix;
+
+    use super::*;
+    use crate::numerics::matrix::BlockSparseMatrix;
+
+    /// A nonsymmetric W of `nc` contacts of dimension `d` whose blocks (i, j)
+    /// with (i + 2j) % 3 == 1 and i ≠ j are zero.
+    fn sample_w(d: usize, nc: usize) -> DMatrix<f64> {
+        DMatrix::from_fn(d * nc, d * nc, |a, b| {
+            let (i, j) = (a / d, b / d);
+            if i == j {
+                if a == b {
+                    4.0 + a as f64
+                } else {
+                    0.3 / (1.0 + (a + 2 * b) as f64)
+                }
+            } else if (i + 2 * j) % 3 == 1 {
+                0.0
+            } else {
+                0.1 * ((a * 7 + b * 3) % 11) as f64 - 0.4
+            }
+        })
+    }
+
+    /// q_i + Σ_{j≠i} W_ij r_j entry by entry from the dense W.
+    fn free_direct(w: &DMatrix<f64>, q: &[f64], r: &[f64], d: usize, i: usize) -> Vec<f64> {
+        (0..d)
+            .map(|a| {
+                let row = i * d + a;
+                q[row]
+                    + (0..r.len())
+                        .filter(|&b| b / d != i)
+                        .map(|b| w[(row, b)] * r[b])
+                        .sum::<f64>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn kept_free_velocities_match_the_row_products_after_scatters() {
+        for d in [2, 3] {
+            let nc = 5;
+            let dense = sample_w(d, nc);
+            let sizes = vec![d; nc];
+            let sparse = BlockSparseMatrix::from_dense(&dense, &sizes, &sizes).unwrap();
+            let q: Vec<f64> = (0..d * nc).map(|k| (k as f64 * 0.37).sin()).collect();
+            let mut r: Vec<f64> = (0..d * nc).map(|k| (k as f64 * 0.91).cos()).collect();
+            for w in [Matrix::Dense(dense.clone()), Matrix::BlockSparse(sparse)] {
+                let p = FrictionProblem::new(d, w, q.clone(), vec![0.5; nc]).unwrap();
+                let mut c = Contacts::default();
+                c.prepare(&p);
+                assert!(c.is_copied());
+                // Only the nonzero off-diagonal blocks are stored.
+                let stored = (0..nc)
+                    .flat_map(|i| (0..nc).map(move |j| (i, j)))
+                    .filter(|&(i, j)| i != j && (i + 2 * j) % 3 != 1)
+                    .count();
+                assert_eq!(c.blocks.len(), stored);
+                for i in 0..nc {
+                    for a in 0..d {
+                        for b in 0..d {
+                            assert_eq!(c.diag[i][a][b], dense[(i * d + a, i * d + b)]);
+                        }
+                    }
+                }
+                c.reset_free(&p, &r);
+                let check = |c: &Contacts, r: &[f64]| {
+                    for i in 0..nc {
+                        let want = free_direct(&dense, &q, r, d, i);
+                        let got = c.free(i);
+                        for a in 0..d {
+                            assert!((got[a] - want[a]).abs() < 1e-13, "{d} {i} {a}");
+                        }
+                    }
+                };
+                check(&c, &r);
+                // Change contacts 1 and 3 and scatter their changes.
+                for (i, delta) in [(1, [0.25, -0.5, 0.125]), (3, [-1.0, 0.75, 2.0])] {
+                    for a in 0..d {
+                        r[i * d + a] += delta[a];
+                    }
+                    if d == 3 {
+                        c.scatter::<3>(i, &delta);
+                    } else {
+                        c.scatter::<2>(i, &[delta[0], delta[1]]);
+                    }
+                }
+                check(&c, &r);
+                // u = W r + q, from the kept velocities and recomputed.
+                let mut u = vec![0.0; d * nc];
+                c.velocity_from_free(&p, &r, &mut u);
+                let direct = &dense * nalgebra::DVector::from_column_slice(&r);
+                for k in 0..d * nc {
+                    assert!((u[k] - direct[k] - q[k]).abs() < 1e-13);
+                }
+                c.velocity(&p, &r, &mut u);
+                for k in 0..d * nc {
+                    assert!((u[k] - direct[k] - q[k]).abs() < 1e-13);
+                }
+                for k in r.iter_mut() {
+                    *k *= -1.0;
+                }
             }
         }
     }

@@ -6,7 +6,7 @@
 use super::cone::{alart_curnier, contact_natural_map_sq, project_on_cone, tangent_norm};
 
 /// u ← W r + q for one contact.
-#[inline]
+#[inline(always)]
 pub fn contact_velocity(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], r: &[f64], u: &mut [f64; 3]) {
     for a in 0..d {
         u[a] = q[a] + (0..d).map(|b| w[a][b] * r[b]).sum::<f64>();
@@ -15,7 +15,7 @@ pub fn contact_velocity(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], r: &[f64], u:
 
 /// Solves the d × d system A x = b (Gaussian elimination with partial
 /// pivoting); `b` receives x. False when A is numerically singular.
-#[inline]
+#[inline(always)]
 pub fn solve_small(d: usize, a: &mut [[f64; 3]; 3], b: &mut [f64; 3]) -> bool {
     let scale = (0..d)
         .flat_map(|i| (0..d).map(move |j| (i, j)))
@@ -184,7 +184,9 @@ pub enum ClosedForm {
 /// ρ is the Alart–Curnier parameter ([`rho_of`]).
 /// Stops when the natural map is ≤ `tol` (returns true), or when the step is
 /// below the rounding of r (true: converged as far as arithmetic allows).
-#[inline]
+/// Always inlined: NSGS calls it with a literal `d`, so that every loop
+/// over the contact's components unrolls.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn newton_ac(
     d: usize,

@@ -3,15 +3,22 @@
 //! A sweep visits the contacts in order; contact i solves its one-contact
 //! problem u_i = W_ii r_i + q̃_i with q̃_i = q_i + Σ_{j≠i} W_ij r_j (the
 //! other impulses at their latest values) by a local solver, then with
-//! over-relaxation ω takes r_i ← P_K(ω r_i^new + (1 − ω) r_i^old). A sweep
-//! costs O(stored blocks of W). The Alart–Curnier local solver first tries
+//! over-relaxation ω takes r_i ← P_K(ω r_i^new + (1 − ω) r_i^old). The
+//! q̃_i of all contacts are kept up to date (`Contacts::scatter`: when r_i
+//! changes by Δ, q̃_j += W_ji Δ over the stored blocks of block column i),
+//! so a sweep costs O(stored blocks of the block columns whose r_i changed)
+//! — a contact that stays separated or converged costs no product. The
+//! Alart–Curnier local solver first tries
 //! the closed forms of `local::closed_form` (separated: q̃_N ≥ 0 gives
 //! r_i = 0; sticking: r_i = −W_ii⁻¹ q̃_i when it lies in the cone, with W_ii⁻¹
 //! computed once per solve) and runs the local Newton on the other (sliding)
-//! contacts only. The full error (see [`FrictionProblem::errors`]) is
-//! computed every 10 sweeps and whenever the relative change
-//! ‖r^{k+1} − r^k‖ / ‖r^{k+1}‖ falls below the tolerance, with u = W r + q
-//! over the same block rows; the reported error is recomputed from the
+//! contacts only. The error (see [`FrictionProblem::errors`]) is checked
+//! every 10 sweeps and whenever the relative change
+//! ‖r^{k+1} − r^k‖ / ‖r^{k+1}‖ falls below the tolerance, first with
+//! u_i = q̃_i + W_ii r_i from the kept q̃ (O(contacts)); only a check that
+//! passes is confirmed with q̃ and u = W r + q recomputed from r over the
+//! copied blocks (which also clears the rounding the updates gathered; so
+//! does every 100th sweep). The reported error is recomputed from the
 //! returned r. Once sized, a solve does not allocate.
 //!
 //! With [`Nsgs::with_shuffle`] each sweep visits the contacts in a fresh
@@ -98,7 +105,8 @@ impl Nsgs {
         self
     }
 
-    /// One sweep; returns (‖Δr‖², ‖r‖²).
+    /// One sweep; returns (‖Δr‖², ‖r‖²). The kept q̃ must be those of `r`
+    /// (`Nsgs::run` sets them up).
     pub(crate) fn sweep(&mut self, p: &FrictionProblem, r: &mut [f64]) -> (f64, f64) {
         // The contact dimension as a constant: the per-contact loops unroll.
         if p.dim == 3 {
@@ -109,15 +117,15 @@ impl Nsgs {
     }
 
     fn sweep_d<const D: usize>(&mut self, p: &FrictionProblem, r: &mut [f64]) -> (f64, f64) {
-        // The storage of the block rows is chosen once per sweep.
-        if self.contacts.is_csr() {
+        // The storage of the blocks is chosen once per sweep.
+        if self.contacts.is_copied() {
             self.sweep_s::<D, true>(p, r)
         } else {
             self.sweep_s::<D, false>(p, r)
         }
     }
 
-    fn sweep_s<const D: usize, const CSR: bool>(
+    fn sweep_s<const D: usize, const COPIED: bool>(
         &mut self,
         p: &FrictionProblem,
         r: &mut [f64],
@@ -130,11 +138,11 @@ impl Nsgs {
         if self.rng.is_some() {
             for k in 0..nc {
                 let i = self.order[k];
-                self.visit::<D, CSR>(p, i, r, &mut dr2, &mut r2);
+                self.visit::<D, COPIED>(p, i, r, &mut dr2, &mut r2);
             }
         } else {
             for i in 0..nc {
-                self.visit::<D, CSR>(p, i, r, &mut dr2, &mut r2);
+                self.visit::<D, COPIED>(p, i, r, &mut dr2, &mut r2);
             }
         }
         (dr2, r2)
@@ -142,10 +150,11 @@ impl Nsgs {
 
     /// Solves contact i's local problem with the others frozen; adds its
     /// ‖Δr_i‖² and ‖r_i‖² to `dr2` and `r2`. `D` is the contact dimension
-    /// (2 or 3, `p.dim`), `CSR` whether W's block rows are in the CSR.
+    /// (2 or 3, `p.dim`), `COPIED` whether W's blocks are copied (q̃_i kept
+    /// and Δ scattered; otherwise q̃_i from W's own rows).
     #[inline(always)]
-    fn visit<const D: usize, const CSR: bool>(
-        &self,
+    fn visit<const D: usize, const COPIED: bool>(
+        &mut self,
         p: &FrictionProblem,
         i: usize,
         r: &mut [f64],
@@ -153,7 +162,11 @@ impl Nsgs {
         r2: &mut f64,
     ) {
         let mut ql = [0.0; 3];
-        self.contacts.local_q::<CSR>(p, i, r, &mut ql);
+        if COPIED {
+            ql = self.contacts.free(i);
+        } else {
+            self.contacts.row_free(p, i, r, &mut ql);
+        }
         let w = &self.contacts.diag[i];
         let mu = p.mu[i];
         let ri: &mut [f64; D] = match (&mut r[i * D..i * D + D]).try_into() {
@@ -198,9 +211,14 @@ impl Nsgs {
             }
             project_on_cone(ri, mu);
         }
+        let mut delta = [0.0; D];
         for k in 0..D {
-            *dr2 += (ri[k] - old[k]) * (ri[k] - old[k]);
+            delta[k] = ri[k] - old[k];
+            *dr2 += delta[k] * delta[k];
             *r2 += ri[k] * ri[k];
+        }
+        if COPIED && delta != [0.0; D] {
+            self.contacts.scatter::<D>(i, &delta);
         }
     }
 
@@ -214,8 +232,8 @@ impl Nsgs {
         }
     }
 
-    /// Runs at most `max_sweeps` sweeps, stopping at the tolerance; returns
-    /// the sweeps done (u receives W r + q).
+    /// Runs at most `max_sweeps` sweeps from `r`, stopping at the tolerance;
+    /// returns the sweeps done (u receives W r + q, recomputed from r).
     pub(crate) fn run(
         &mut self,
         p: &FrictionProblem,
@@ -225,12 +243,28 @@ impl Nsgs {
         tol: f64,
     ) -> usize {
         self.local_rel = (1e-3 * tol).max(1e-15);
+        let copied = self.contacts.is_copied();
+        if copied {
+            self.contacts.reset_free(p, r);
+        }
         for k in 1..=max_sweeps {
             let (dr2, r2) = self.sweep(p, r);
             if !dr2.is_finite() {
                 return k;
             }
             if k % 10 == 0 || dr2 <= tol * tol * r2 || k == max_sweeps {
+                if copied && k < max_sweeps {
+                    // u from the kept q̃ (O(contacts)); a full product only
+                    // to confirm a pass, and every 100 sweeps to clear the
+                    // rounding of the updates.
+                    self.contacts.velocity_from_free(p, r, u);
+                    if p.errors(r, u).siconos > tol {
+                        if k % 100 == 0 {
+                            self.contacts.reset_free(p, r);
+                        }
+                        continue;
+                    }
+                }
                 self.contacts.velocity(p, r, u);
                 if p.errors(r, u).siconos <= tol {
                     return k;
