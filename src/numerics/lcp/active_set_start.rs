@@ -9,8 +9,8 @@
 //!
 //! accepted when z_B ≥ 0, w_N ≥ 0 (then w_B = 0 up to rounding and
 //! 0 ≤ w ⊥ z ≥ 0 holds) and the normalised error of (z, w) meets the
-//! tolerance. Anything else (B empty, M_BB numerically singular, a sign
-//! violated, the error too large) declines, and the chain goes on to Lemke.
+//! tolerance (B empty: z = 0, kept when q ≥ 0). Anything else (M_BB
+//! numerically singular, a sign violated, the error too large) declines, and the chain goes on to Lemke.
 //! On a sequence of problems whose basis rarely changes, as the one-step
 //! problems of a piecewise-linear circuit between switchings, this replaces
 //! Lemke's pivots by one k × k LU factorisation (k = |B|).
@@ -57,13 +57,11 @@ impl ActiveSetStart {
         self.basis.clear();
         self.basis.extend((0..n).filter(|&i| z[i] > 0.0));
         let k = self.basis.len();
-        if k == 0 {
-            // z = 0: Lemke's first test (q ≥ 0) answers it as cheaply.
-            return None;
-        }
         self.rhs.resize(k, 0.0);
         let a = m.as_slice();
         let solved = match k {
+            // B empty: z = 0, a solution exactly when q ≥ 0.
+            0 => true,
             1 => solve_fixed::<1>(a, n, &self.basis, &problem.q, &mut self.rhs),
             2 => solve_fixed::<2>(a, n, &self.basis, &problem.q, &mut self.rhs),
             3 => solve_fixed::<3>(a, n, &self.basis, &problem.q, &mut self.rhs),
@@ -256,13 +254,23 @@ mod tests {
     #[test]
     fn a_singular_block_or_an_empty_guess_is_declined() {
         // M_BB singular for B = {0, 1}.
-        let m = DMatrix::from_row_slice(3, 3, &[1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
-        let p = Lcp::new(m, vec![-1.0, -1.0, 1.0]).unwrap();
+        let singular =
+            DMatrix::from_row_slice(3, 3, &[1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+        let p = Lcp::new(singular, vec![-1.0, -1.0, 1.0]).unwrap();
         let (mut z, mut w) = ([1.0, 1.0, 0.0], [0.0; 3]);
         let mut start = ActiveSetStart::default();
         assert!(start.try_solve(&p, &mut z, &mut w, 1e-12).is_none());
+        // An empty guess: q has a negative entry, declined.
         let mut z = [0.0; 3];
         assert!(start.try_solve(&p, &mut z, &mut w, 1e-12).is_none());
+        // An empty guess with q ≥ 0: z = 0, w = q.
+        let p = Lcp::new(m(), vec![0.5, 0.0, 2.0]).unwrap();
+        let mut z = [0.0; 3];
+        let r = start
+            .try_solve(&p, &mut z, &mut w, 1e-12)
+            .expect("accepted");
+        assert_eq!((z, w), ([0.0; 3], [0.5, 0.0, 2.0]));
+        assert_eq!(r.error, 0.0);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The default LCP solver: a chain that tries, in order,
 //!
 //! 0. the active set of the initial guess (2 ≤ n ≤ `warm_start_max_size`,
-//!    dense M, some zᵢ > 0; one row is Lemke's closed form already): one direct solve of M_BB z_B = −q_B, kept when it
+//!    dense M; one row is Lemke's closed form already): one direct solve of M_BB z_B = −q_B, kept when it
 //!    is a solution (module `active_set_start`);
 //! 1. Lemke (n ≤ `pivoting_max_size`): exact and finite;
 //! 2. semismooth Newton (Fischer–Burmeister), started from the best point so far;
