@@ -68,8 +68,7 @@ impl ActiveSetStart {
             4 => solve_fixed::<4>(a, n, &self.basis, &problem.q, &mut self.rhs),
             _ => self.solve_general(a, n, &problem.q),
         };
-        // `!(x >= 0)` also declines a NaN.
-        if !solved || self.rhs.iter().any(|x| !(*x >= 0.0)) {
+        if !solved || self.rhs.iter().any(|x| x.is_nan() || *x < 0.0) {
             return None;
         }
         z.iter_mut().for_each(|v| *v = 0.0);
@@ -84,7 +83,7 @@ impl ActiveSetStart {
                 *wi += mij * zj;
             }
         }
-        if (0..n).any(|i| z[i] == 0.0 && !(w[i] >= 0.0)) {
+        if (0..n).any(|i| z[i] == 0.0 && (w[i].is_nan() || w[i] < 0.0)) {
             return None;
         }
         let (error, error_abs) = problem.errors(z, w);
@@ -150,7 +149,8 @@ fn solve_fixed<const K: usize>(
                 p = i;
             }
         }
-        if !(a[p][k].abs() > tiny) {
+        let pivot = a[p][k].abs();
+        if pivot.is_nan() || pivot <= tiny {
             return false;
         }
         a.swap(k, p);
