@@ -2,6 +2,9 @@
 
 use super::error::{NumericsError, Result};
 
+/// The largest accepted [`SolverSettings::warm_start_max_size`].
+pub const WARM_START_MAX: usize = 64;
+
 /// Settings of a solve. Construct with [`SolverSettings::default`] and
 /// override fields; [`SolverSettings::validate`] is called by every solver.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -17,6 +20,12 @@ pub struct SolverSettings {
     pub enumeration_max_size: usize,
     /// Largest size for which the default chain starts with a pivoting method.
     pub pivoting_max_size: usize,
+    /// Largest size (from 2 on) for which the default LCP chain first tries the active
+    /// set of the initial guess (B = { i : zᵢ > 0 }) with one direct solve of
+    /// M_BB z_B = −q_B, before Lemke; 0 turns that stage off. The answer
+    /// solves the same problem to the same tolerance but not with Lemke's
+    /// rounding: a run that must repeat Lemke's bits names `lemke`.
+    pub warm_start_max_size: usize,
 }
 
 impl Default for SolverSettings {
@@ -27,6 +36,7 @@ impl Default for SolverSettings {
             relaxation: 1.2,
             enumeration_max_size: 16,
             pivoting_max_size: 500,
+            warm_start_max_size: 8,
         }
     }
 }
@@ -58,6 +68,15 @@ impl SolverSettings {
                 reason: format!(
                     "at most 30 (2^30 subsets), got {}",
                     self.enumeration_max_size
+                ),
+            });
+        }
+        if self.warm_start_max_size > WARM_START_MAX {
+            return Err(NumericsError::InvalidSetting {
+                name: "warm_start_max_size",
+                reason: format!(
+                    "at most {WARM_START_MAX} (a dense factorisation per declined guess), got {}",
+                    self.warm_start_max_size
                 ),
             });
         }

@@ -388,14 +388,34 @@ impl EventManager {
         }
         out.clear();
         let t = self.next_tick()?;
+        let mut found = None;
         if self.lane_next == Some(t) {
-            self.deliver_lane(t, out);
+            found = self.deliver_lane(t, out);
         }
         if !self.queue.is_empty() {
             self.deliver_heap(t, out);
         }
-        self.quiet = self.quiet_run();
+        self.quiet = match found {
+            Some(parts) => self.quiet_from(parts),
+            None => self.quiet_run(),
+        };
         Some(t)
+    }
+
+    /// The quiet run from what [`EventManager::deliver_lane`] found on its
+    /// pass: as [`EventManager::quiet_run`], without a second pass.
+    #[inline(always)]
+    fn quiet_from(&self, (pa, pb, lane_until): (usize, usize, i64)) -> Option<QuietRun> {
+        if self.lane[pa].period == 0 || self.lane[pb].period == 0 {
+            return None;
+        }
+        let heap_next = self.queue.peek().map_or(i64::MAX, |Reverse((t, _, _))| *t);
+        Some(QuietRun {
+            first: pa.min(pb),
+            second: pa.max(pb),
+            lane_until,
+            until: lane_until.min(heap_next),
+        })
     }
 
     /// Names the two sources that fire at most instants (a simulation's
@@ -488,12 +508,16 @@ impl EventManager {
 
     /// One pass over the lane: the sources due at t (the lane is in
     /// delivery order) emit their events and move on; the lane's next
-    /// instant is found on the way.
+    /// instant is found on the way. Returns, when both frequent sources are
+    /// in the lane and none left it, their positions and the smallest next
+    /// tick of the other lane sources (the parts of the quiet run).
     #[inline(always)]
-    fn deliver_lane(&mut self, t: i64, out: &mut Vec<Event>) {
+    fn deliver_lane(&mut self, t: i64, out: &mut Vec<Event>) -> Option<(usize, usize, i64)> {
         let mut next_min = i64::MAX;
         let mut exhausted = false;
-        for e in self.lane.iter_mut() {
+        let [fa, fb] = self.frequent.unwrap_or([usize::MAX; 2]);
+        let (mut pa, mut pb, mut others) = (usize::MAX, usize::MAX, i64::MAX);
+        for (k, e) in self.lane.iter_mut().enumerate() {
             if e.next == t {
                 out.push(Event {
                     tick: t,
@@ -506,6 +530,13 @@ impl EventManager {
                 }
             }
             next_min = next_min.min(e.next);
+            if e.id == fa {
+                pa = k;
+            } else if e.id == fb {
+                pb = k;
+            } else {
+                others = others.min(e.next);
+            }
         }
         if exhausted {
             // Drop the sources that have no further occurrence (their entry
@@ -515,6 +546,7 @@ impl EventManager {
             next_min = self.lane.iter().map(|e| e.next).min().unwrap_or(i64::MAX);
         }
         self.lane_next = (!self.lane.is_empty()).then_some(next_min);
+        (!exhausted && pa != usize::MAX && pb != usize::MAX).then_some((pa, pb, others))
     }
 
     /// The heap's events at t, merged with the lane's already in `out`.

@@ -234,8 +234,21 @@ impl ControlLoop {
         let c = &mut self.controllers[k];
         match &mut c.line {
             None => {
-                c.applied.copy_from_slice(&c.computed);
+                // The plant holds g = external + Σ B u since the last
+                // refresh: an input equal to the held one, bit for bit,
+                // changes nothing (a sampled law that holds its gate between
+                // switchings), unless a map G(t, q, v, u) acts on the system.
+                let same = c
+                    .applied
+                    .iter()
+                    .zip(&c.computed)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
                 let s = c.system;
+                if same && self.matrix_inputs_only(s) {
+                    return Ok(());
+                }
+                let c = &mut self.controllers[k];
+                c.applied.copy_from_slice(&c.computed);
                 self.refresh_input(s)?;
             }
             Some(line) => {
@@ -248,6 +261,14 @@ impl ControlLoop {
             }
         }
         Ok(())
+    }
+
+    /// Whether every controller acting on `s` maps its input through a
+    /// matrix B (none through G(t, q, v, u), which changes with the state).
+    fn matrix_inputs_only(&self, s: SystemId) -> bool {
+        self.controllers
+            .iter()
+            .all(|c| c.system != s || matches!(c.input, InputMap::Matrix(_)))
     }
 
     /// g_s = external_s + Σ over the controllers acting on s of B u (or

@@ -1,5 +1,8 @@
 //! The default LCP solver: a chain that tries, in order,
 //!
+//! 0. the active set of the initial guess (2 ≤ n ≤ `warm_start_max_size`,
+//!    dense M; one row is Lemke's closed form already): one direct solve of M_BB z_B = −q_B, kept when it
+//!    is a solution (module `active_set_start`);
 //! 1. Lemke (n ≤ `pivoting_max_size`): exact and finite;
 //! 2. semismooth Newton (Fischer–Burmeister), started from the best point so far;
 //! 3. PGS, when every Mᵢᵢ > 0;
@@ -11,6 +14,7 @@
 //! ray termination) with the iterate of smallest error. Iterations are summed
 //! over the chain; the report names the solver that produced the vectors.
 
+use super::active_set_start::ActiveSetStart;
 use super::pgs::first_nonpositive_diagonal;
 use super::{untimed, Enumeration, Lcp, LcpSolver, Lemke, NewtonFb, Pgs};
 use crate::numerics::error::Result;
@@ -18,7 +22,7 @@ use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
 
-/// Lemke → Newton–FB → PGS → enumeration.
+/// (Active set of the guess →) Lemke → Newton–FB → PGS → enumeration.
 #[derive(Debug, Clone)]
 pub struct DefaultLcp {
     settings: SolverSettings,
@@ -28,6 +32,7 @@ pub struct DefaultLcp {
     newton: NewtonFb,
     pgs: Pgs,
     enumeration: Enumeration,
+    warm: ActiveSetStart,
     best_z: Vec<f64>,
 }
 
@@ -41,6 +46,7 @@ impl DefaultLcp {
             newton: untimed(NewtonFb::new(settings)),
             pgs: untimed(Pgs::new(settings)),
             enumeration: untimed(Enumeration::new(settings)),
+            warm: ActiveSetStart::default(),
             best_z: Vec::new(),
         }
     }
@@ -72,6 +78,15 @@ impl LcpSolver for DefaultLcp {
         let n = problem.size();
         self.best_z.clear();
         self.best_z.extend_from_slice(z);
+        if (2..=self.settings.warm_start_max_size).contains(&n) {
+            let tol = self.settings.tolerance;
+            if let Some(report) = self.warm.try_solve(problem, z, w, tol) {
+                return Ok(SolveReport {
+                    time: start.elapsed(),
+                    ..report
+                });
+            }
+        }
         let mut best: Option<SolveReport> = None;
         let mut best_err = f64::INFINITY;
         let mut iterations = 0;
@@ -121,5 +136,72 @@ impl LcpSolver for DefaultLcp {
             time: start.elapsed(),
             ..report
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numerics::lcp::active_set_start::NAME;
+    use nalgebra::DMatrix;
+
+    /// M = [[2, 1, 0], [1, 2, 1], [0, 1, 2]] and q = (−2, −1, −2): the one
+    /// solution is z = (1, 0, 1), w = (0, 1, 0) (M is positive definite).
+    fn problem() -> Lcp {
+        let m = DMatrix::from_row_slice(3, 3, &[2.0, 1.0, 0.0, 1.0, 2.0, 1.0, 0.0, 1.0, 2.0]);
+        Lcp::new(m, vec![-2.0, -1.0, -2.0]).unwrap()
+    }
+
+    fn solve(settings: SolverSettings, guess: [f64; 3]) -> (SolveReport, Vec<f64>) {
+        let mut z = guess.to_vec();
+        let mut w = vec![0.0; 3];
+        let r = DefaultLcp::new(settings)
+            .solve(&problem(), &mut z, &mut w)
+            .unwrap();
+        assert!(r.status.is_solved(), "{r:?}");
+        (r, z)
+    }
+
+    #[test]
+    fn the_warm_start_answers_its_basis_and_falls_back_to_lemke_otherwise() {
+        let s = SolverSettings::default();
+        // The guess's basis is the solution's: one direct solve.
+        let (r, z) = solve(s, [0.3, 0.0, 4.0]);
+        assert_eq!((r.solver, r.iterations), (NAME, 1));
+        assert_eq!(z, [1.0, 0.0, 1.0]);
+        // The basis changed ({1}, then {0, 1}): Lemke from scratch, same solution.
+        for guess in [[0.0, 2.0, 0.0], [1.0, 1.0, 0.0]] {
+            let (r, z) = solve(s, guess);
+            assert_eq!(r.solver, "lemke", "guess {guess:?}");
+            assert!(r.iterations >= 1);
+            assert_eq!(z, [1.0, 0.0, 1.0]);
+        }
+        // Off: Lemke even from the right basis.
+        let off = SolverSettings {
+            warm_start_max_size: 0,
+            ..s
+        };
+        let (r, z) = solve(off, [0.3, 0.0, 4.0]);
+        assert_eq!(r.solver, "lemke");
+        assert_eq!(z, [1.0, 0.0, 1.0]);
+        // Larger than the limit: Lemke.
+        let small = SolverSettings {
+            warm_start_max_size: 2,
+            ..s
+        };
+        assert_eq!(solve(small, [0.3, 0.0, 4.0]).0.solver, "lemke");
+    }
+
+    #[test]
+    fn the_warm_start_limit_is_validated() {
+        let s = SolverSettings {
+            warm_start_max_size: crate::numerics::settings::WARM_START_MAX + 1,
+            ..SolverSettings::default()
+        };
+        let mut z = vec![0.0; 3];
+        let mut w = vec![0.0; 3];
+        assert!(DefaultLcp::new(s)
+            .solve(&problem(), &mut z, &mut w)
+            .is_err());
     }
 }

@@ -9,6 +9,7 @@
 //! [`SparsePivoting`] (block principal pivoting on a sparse Cholesky
 //! factorisation, for large sparse symmetric positive definite M).
 
+mod active_set_start;
 mod default;
 mod enumeration;
 pub(crate) use enumeration::ActiveSetSearch;
