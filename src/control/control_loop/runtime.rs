@@ -28,6 +28,7 @@ impl ControlLoop {
     /// or applied; the readings are those of just before the instant (the
     /// held inputs, the last measurements). Reaching again before
     /// [`ControlLoop::process`] is [`SimulationError::InstantPending`].
+    #[inline]
     pub fn reach(&mut self) -> Result<StepOutcome, ControlError> {
         if self.actions_pending || self.plant.instant_pending() {
             return Err(SimulationError::InstantPending {

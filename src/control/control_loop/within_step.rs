@@ -95,6 +95,11 @@ impl ControlLoop {
 
     /// Before the plant's next step: applies the changes due at the current
     /// instant, and splits the step at the one inside it.
+    ///
+    /// Cold and out of line: most loops never schedule a change, and the
+    /// hot `reach` stays small enough to inline.
+    #[cold]
+    #[inline(never)]
     pub(super) fn apply_changes_within_step(&mut self) -> Result<(), ControlError> {
         let now = self.plant.time();
         let (_, base) = self.plant.tick();

@@ -75,6 +75,8 @@ impl TimeStepping {
     }
 
     /// The second sub-step (τ, t_{n+1}], counted as the grid step.
+    #[cold]
+    #[inline(never)]
     pub(super) fn integrate_split_rest(
         &mut self,
         tau: f64,
