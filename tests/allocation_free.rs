@@ -2,40 +2,18 @@
 //! same size without allocating. A counting global allocator (per thread, so
 //! the test harness's other threads do not disturb it) checks it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use nalgebra::DMatrix;
 use nonsmooth::numerics::lcp::{lcp_solver, Lcp, LcpSolver, SparsePivoting, LCP_SOLVERS};
 use nonsmooth::numerics::mlcp::{mlcp_solver, Mlcp, MLCP_SOLVERS};
 use nonsmooth::numerics::relay::{relay_solver, Relay, RELAY_SOLVERS};
 use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveReport, SolveStatus, SolverSettings};
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> usize {
-    ALLOCATIONS.with(|c| c.get())
+/// Runs `f` and counts the allocations (reallocations included) it made
+/// on this thread, with the `allocation-counter` crate's global allocator.
+fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let mut out = None;
+    let info = allocation_counter::measure(|| out = Some(f()));
+    (out.expect("the measured closure ran"), info.count_total)
 }
 
 /// A symmetric positive definite tridiagonal matrix of size n.
@@ -74,11 +52,9 @@ fn assert_second_solve_allocates_nothing<P>(
     let r = solve(first, &mut z, &mut w);
     assert_eq!(r.status, SolveStatus::Solved, "{label}");
     z.iter_mut().for_each(|v| *v = 0.0);
-    let before = allocations();
-    let r = solve(second, &mut z, &mut w);
-    let after = allocations();
+    let (r, allocated) = counted(|| solve(second, &mut z, &mut w));
     assert_eq!(r.status, SolveStatus::Solved, "{label}");
-    assert_eq!(after - before, 0, "{label} allocated on its second solve");
+    assert_eq!(allocated, 0, "{label} allocated on its second solve");
 }
 
 #[test]
@@ -145,16 +121,17 @@ fn allocations_per_run(
     settings: nonsmooth::simulation::TimeSteppingSettings,
     warmup: usize,
     steps: usize,
-) -> usize {
+) -> u64 {
     let mut sim = nonsmooth::simulation::TimeStepping::new(model, settings).unwrap();
     for _ in 0..warmup {
         sim.step().unwrap();
     }
-    let before = allocations();
-    for _ in 0..steps {
-        sim.step().unwrap();
-    }
-    allocations() - before
+    counted(|| {
+        for _ in 0..steps {
+            sim.step().unwrap();
+        }
+    })
+    .1
 }
 
 #[test]
@@ -213,12 +190,10 @@ fn sparse_lcp_solver_reuses_its_pattern_without_allocating() {
     let r = solver.solve(&first, &mut z, &mut w).unwrap();
     assert_eq!(r.status, SolveStatus::Solved, "{r:?}");
     let active_first: Vec<bool> = z.iter().map(|v| *v > 0.0).collect();
-    let before = allocations();
-    let r = solver.solve(&second, &mut z, &mut w).unwrap();
-    let after = allocations();
+    let (r, allocated) = counted(|| solver.solve(&second, &mut z, &mut w).unwrap());
     assert_eq!(r.status, SolveStatus::Solved, "{r:?}");
     assert!(r.iterations > 1, "{r:?}");
-    assert_eq!(after - before, 0, "the second solve allocated");
+    assert_eq!(allocated, 0, "the second solve allocated");
     assert_eq!(solver.symbolic_analyses(), 1);
     let active_second: Vec<bool> = z.iter().map(|v| *v > 0.0).collect();
     assert_ne!(active_first, active_second);
@@ -261,14 +236,14 @@ b = ["sin(omega*t) + k*t^2", "sqrt(1 + t)"]
     let mut m = DMatrix::zeros(2, 2);
     b.eval(0.0, &mut out);
     a.eval(0.0, &mut m);
-    let before = allocations();
-    for k in 0..100 {
-        let t = k as f64 * 0.01;
-        b.eval(t, &mut out);
-        a.eval(t, &mut m);
-    }
-    let after = allocations();
-    assert_eq!(after - before, 0, "time functions allocated");
+    let ((), allocated) = counted(|| {
+        for k in 0..100 {
+            let t = k as f64 * 0.01;
+            b.eval(t, &mut out);
+            a.eval(t, &mut m);
+        }
+    });
+    assert_eq!(allocated, 0, "time functions allocated");
     assert_eq!(out[0], (50.0f64 * 0.99).sin() + 2.0 * 0.99f64.powf(2.0));
     assert_eq!(m[(1, 0)], (-0.99f64).exp());
 }
@@ -286,9 +261,7 @@ fn event_driven_instants_between_events_do_not_allocate() {
         }
         let (mut worst, mut instants) = (0, 0);
         loop {
-            let before = allocations();
-            let out = sim.step().unwrap();
-            let after = allocations();
+            let (out, allocated) = counted(|| sim.step().unwrap());
             if out == StepOutcome::Finished {
                 break;
             }
@@ -297,7 +270,7 @@ fn event_driven_instants_between_events_do_not_allocate() {
                 .iter()
                 .all(|e| e.kind != EventKind::NonSmooth)
             {
-                worst = worst.max(after - before);
+                worst = worst.max(allocated);
                 instants += 1;
             }
         }

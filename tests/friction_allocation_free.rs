@@ -1,10 +1,8 @@
 //! Once sized, the frictional contact solvers solve further problems of the
-//! same size without allocating (a counting global allocator, per thread).
+//! same size without allocating (per-thread counts of the `allocation-counter`
+//! crate's global allocator).
 
 mod friction_oracle;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use friction_oracle::{planted, Rng, State};
 use nonsmooth::numerics::friction::{
@@ -12,31 +10,12 @@ use nonsmooth::numerics::friction::{
 };
 use nonsmooth::numerics::{BlockSparseMatrix, Matrix, SolveStatus, SolverSettings};
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> usize {
-    ALLOCATIONS.with(|c| c.get())
+/// Runs `f` and counts the allocations (reallocations included) it made
+/// on this thread, with the `allocation-counter` crate's global allocator.
+fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let mut out = None;
+    let info = allocation_counter::measure(|| out = Some(f()));
+    (out.expect("the measured closure ran"), info.count_total)
 }
 
 #[test]
@@ -72,18 +51,12 @@ fn second_solve_of_the_same_size_allocates_nothing() {
                 "{name} d={d}"
             );
             r.iter_mut().for_each(|v| *v = 0.0);
-            let before = allocations();
-            let rep = solver.solve(&second, &mut r, &mut u).unwrap();
-            let after = allocations();
+            let (rep, allocated) = counted(|| solver.solve(&second, &mut r, &mut u).unwrap());
             assert!(
                 !must_solve || rep.status == SolveStatus::Solved,
                 "{name} d={d}"
             );
-            assert_eq!(
-                after - before,
-                0,
-                "{name} d={d} allocated on its second solve"
-            );
+            assert_eq!(allocated, 0, "{name} d={d} allocated on its second solve");
         }
     }
 }
@@ -117,9 +90,8 @@ fn shuffled_nsgs_second_solve_allocates_nothing() {
         .status
         .is_solved());
     r.iter_mut().for_each(|v| *v = 0.0);
-    let before = allocations();
-    let rep = solver.solve(&second, &mut r, &mut u).unwrap();
-    assert_eq!(allocations() - before, 0, "shuffled NSGS allocated");
+    let (rep, allocated) = counted(|| solver.solve(&second, &mut r, &mut u).unwrap());
+    assert_eq!(allocated, 0, "shuffled NSGS allocated");
     assert!(rep.status.is_solved());
 }
 
@@ -156,13 +128,11 @@ fn sparse_newton_second_solve_of_the_same_pattern_allocates_nothing() {
         let e = friction_oracle::siconos_error(3, &w1, &q1, &mu1, &r);
         assert!(e <= 1e-9, "{name}: first error {e:e}");
         r.iter_mut().for_each(|v| *v = 0.0);
-        let before = allocations();
-        let rep = solver.solve(&second, &mut r, &mut u).unwrap();
-        let after = allocations();
+        let (rep, allocated) = counted(|| solver.solve(&second, &mut r, &mut u).unwrap());
         assert_eq!(rep.status, SolveStatus::Solved, "{name}: second");
         let e = friction_oracle::siconos_error(3, &w2, &q2, &mu2, &r);
         assert!(e <= 1e-9, "{name}: second error {e:e}");
-        assert_eq!(after - before, 0, "{name} allocated on its second solve");
+        assert_eq!(allocated, 0, "{name} allocated on its second solve");
     }
 }
 
@@ -243,22 +213,24 @@ fn frictional_time_steps_over_all_contacts_allocate_nothing() {
 fn steps_allocate_nothing(assembly: nonsmooth::simulation::Assembly) {
     use nonsmooth::modelling::InteractionId;
     for beads in [20, 120] {
-        let before = allocations();
-        let mut sim = resting_frictional_column(beads, assembly);
-        for _ in 0..500 {
-            sim.step().unwrap();
-        }
-        assert!(allocations() > before, "the counter sees the set-up");
+        let (mut sim, set_up) = counted(|| {
+            let mut sim = resting_frictional_column(beads, assembly);
+            for _ in 0..500 {
+                sim.step().unwrap();
+            }
+            sim
+        });
+        assert!(set_up > 0, "the counter sees the set-up");
         for k in 0..beads {
             let status = sim.contact_status(InteractionId(k))[0];
             assert_eq!(status, 1.0, "{beads} beads: contact {k} sticks at t = 0.5");
         }
         let stats = sim.statistics();
-        let before = allocations();
-        for _ in 0..300 {
-            sim.step().unwrap();
-        }
-        let allocated = allocations() - before;
+        let ((), allocated) = counted(|| {
+            for _ in 0..300 {
+                sim.step().unwrap();
+            }
+        });
         let solved = sim.statistics().solves - stats.solves;
         assert_eq!(solved, 300, "{beads} beads: one problem per step");
         assert_eq!(

@@ -2,9 +2,6 @@
 //! allocate, from the first instant on. A counting global allocator (per
 //! thread, so the harness's other threads do not disturb it) checks it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use nalgebra::dmatrix;
 use nonsmooth::control::{Controller, ControllerSetup, LinearPlant, Observer, ObserverSetup};
 use nonsmooth_controllers::{
@@ -12,31 +9,12 @@ use nonsmooth_controllers::{
     SlidingObserver, SuperTwisting, Twisting, TwistingVariant,
 };
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> usize {
-    ALLOCATIONS.with(|c| c.get())
+/// Runs `f` and counts the allocations (reallocations included) it made
+/// on this thread, with the `allocation-counter` crate's global allocator.
+fn counted<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let mut out = None;
+    let info = allocation_counter::measure(|| out = Some(f()));
+    (out.expect("the measured closure ran"), info.count_total)
 }
 
 fn setup(measurement_dim: usize) -> ControllerSetup {
@@ -103,12 +81,13 @@ fn controllers_compute_without_allocating() {
     for (mut law, p) in laws {
         law.initialize(&setup(p)).unwrap();
         let (mut y, mut u) = ([0.0; 2], [0.0; 1]);
-        let before = allocations();
-        for k in 0..300 {
-            measurement(k, p, &mut y);
-            law.compute(k as f64 * 0.01, &y[..p], &mut u).unwrap();
-        }
-        assert_eq!(allocations() - before, 0, "{} allocates", law.law());
+        let ((), allocated) = counted(|| {
+            for k in 0..300 {
+                measurement(k, p, &mut y);
+                law.compute(k as f64 * 0.01, &y[..p], &mut u).unwrap();
+            }
+        });
+        assert_eq!(allocated, 0, "{} allocates", law.law());
     }
 }
 
@@ -134,11 +113,12 @@ fn observers_update_without_allocating() {
     for mut law in laws {
         law.initialize(&setup).unwrap();
         let mut y = [0.0; 1];
-        let before = allocations();
-        for k in 0..300 {
-            measurement(k, 1, &mut y);
-            law.update(k as f64 * 0.1, &y, &[0.0, 0.1]).unwrap();
-        }
-        assert_eq!(allocations() - before, 0, "{} allocates", law.law());
+        let ((), allocated) = counted(|| {
+            for k in 0..300 {
+                measurement(k, 1, &mut y);
+                law.update(k as f64 * 0.1, &y, &[0.0, 0.1]).unwrap();
+            }
+        });
+        assert_eq!(allocated, 0, "{} allocates", law.law());
     }
 }

@@ -230,42 +230,7 @@ mod tests {
 /// writer.)
 #[cfg(test)]
 mod allocation {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::cell::Cell;
-
     use super::*;
-
-    struct Counting;
-
-    thread_local! {
-        static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-    }
-
-    // SAFETY: every call is forwarded unchanged to the system allocator;
-    // the counter is a thread-local cell, which never allocates.
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            ALLOCATIONS.with(|c| c.set(c.get() + 1));
-            // SAFETY: the caller's layout, as GlobalAlloc::alloc requires.
-            unsafe { System.alloc(layout) }
-        }
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            // SAFETY: ptr was allocated by System with this layout.
-            unsafe { System.dealloc(ptr, layout) }
-        }
-        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            ALLOCATIONS.with(|c| c.set(c.get() + 1));
-            // SAFETY: ptr was allocated by System with this layout.
-            unsafe { System.realloc(ptr, layout, new_size) }
-        }
-    }
-
-    #[global_allocator]
-    static GLOBAL: Counting = Counting;
-
-    fn allocations() -> usize {
-        ALLOCATIONS.with(|c| c.get())
-    }
 
     #[test]
     fn csv_rows_do_not_allocate() {
@@ -274,13 +239,14 @@ mod allocation {
         let mut csv = CsvFile::create(&dir, "rows.csv", &["t", "a", "b"]).unwrap();
         let row = [0.125, -1.0 / 3.0, 2.5e-9];
         csv.write_row(&row).unwrap();
-        let before = allocations();
-        for _ in 0..10_000 {
-            csv.write_row(&row).unwrap();
-        }
-        let after = allocations();
+        let allocated = allocation_counter::measure(|| {
+            for _ in 0..10_000 {
+                csv.write_row(&row).unwrap();
+            }
+        })
+        .count_total;
         drop(csv);
         std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(after - before, 0, "CSV rows allocated");
+        assert_eq!(allocated, 0, "CSV rows allocated");
     }
 }
