@@ -188,47 +188,97 @@ def batch_sizes(n, workers, batch=None):
     return sizes
 
 
-def _run_tasks(executor, text, path, base, points, sizes, metrics, strategy, t_end):
-    """Submits one task per batch of ``points`` (``sizes`` in turn), each
-    point over the overrides ``base``, and returns the rows in the order
-    of the points.
+def _dask_client(executor):
+    """The Dask client behind ``Client.get_executor()`` (a
+    ``distributed`` ``ClientExecutor``), else None."""
+    if type(executor).__module__.startswith("distributed."):
+        return getattr(executor, "_client", None)
+    return None
 
-    Each batch is made into JSON and submitted before the next one is
-    made, so the first worker starts while the client still prepares the
-    rest; results are read as they complete (the client's decoding
-    overlaps the runs still going). A task that raises gives error rows
-    for its points.
+
+def _failed(n, metrics, error):
+    """The rows of a task that did not return: one error row per point."""
+    return [([math.nan] * len(metrics), f"task failed: {error}")] * n
+
+
+def _run_tasks(executor, text, path, base, points, sizes, metrics, strategy, t_end, head=1,
+               meanwhile=None):
+    """Runs one task per batch of ``points`` (``sizes`` in turn), each point
+    over the overrides ``base``, and returns the rows in the order of the
+    points.
+
+    The first ``head`` batches are made into JSON and submitted before the
+    rest are made, so the workers start while the client still prepares
+    the others; results are read as they complete (the client decodes
+    them while the runs still going go on). A task that raises gives
+    error rows for its points. ``meanwhile`` (no arguments) is called
+    once every task is submitted, before the first result is awaited.
+
+    Through a Dask executor the batches go to the client's ``map`` (the
+    executor's options kept), two calls in all, and come back through
+    ``distributed.as_completed``: one graph update per call instead of
+    one per task, and no extra hop through a concurrent future per task
+    (≈ 1 ms of CPU per task less, measured with tiny tasks on a
+    two-worker LocalCluster).
     """
-    from concurrent.futures import FIRST_COMPLETED, wait
-
     rows = [None] * len(sizes)
-    pending = {}
-    start = 0
+    starts = list(itertools.accumulate(sizes, initial=0))
 
-    def collect(f):
-        i, n = pending.pop(f)
-        try:
-            r = f.result()
-            rows[i] = json.loads(r) if isinstance(r, str) else list(r)
-        except Exception as e:  # noqa: BLE001 — a lost task is error rows
-            rows[i] = [([math.nan] * len(metrics), f"task failed: {e}")] * n
-
-    for i, n in enumerate(sizes):
+    def chunk(i):
         # One JSON text per task (plain values; NumPy scalars become
         # Python numbers); a batch with a value JSON cannot hold goes as
         # the list itself.
-        chunk = _as_json([{**base, **p} for p in points[start:start + n]])
-        start += n
-        f = executor.submit(run_batch_text, text, path, chunk, metrics, strategy, t_end, i)
-        pending[f] = (i, n)
-        for g in [g for g in pending if g.done()]:
-            collect(g)
-    while pending:
-        done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-        for f in done:
-            collect(f)
-    return [row for r in rows for row in r]
+        return _as_json([{**base, **p} for p in points[starts[i]:starts[i + 1]]])
 
+    def decode(i, r):
+        rows[i] = json.loads(r) if isinstance(r, str) else list(r)
+
+    client = _dask_client(executor)
+    if client is not None:
+        from distributed import as_completed
+
+        options = dict(getattr(executor, "_kwargs", {}))
+        index = {}
+        done = as_completed(with_results=True, raise_errors=False)
+        for part in (range(0, min(head, len(sizes))), range(min(head, len(sizes)), len(sizes))):
+            if not part:
+                continue
+            k = len(part)
+            futures = client.map(run_batch_text, [text] * k, [path] * k, [chunk(i) for i in part],
+                                 [metrics] * k, [strategy] * k, [t_end] * k, list(part), **options)
+            index.update(zip(futures, part))
+            done.update(futures)
+        if meanwhile is not None:
+            meanwhile()
+        for f, r in done:
+            i = index[f]
+            if f.status == "finished":
+                decode(i, r)
+            else:  # a lost task is error rows
+                rows[i] = _failed(sizes[i], metrics, r[1] if isinstance(r, tuple) else r)
+    else:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        pending = {}
+
+        def collect(f):
+            i = pending.pop(f)
+            try:
+                decode(i, f.result())
+            except Exception as e:  # noqa: BLE001 — a lost task is error rows
+                rows[i] = _failed(sizes[i], metrics, e)
+
+        for i in range(len(sizes)):
+            pending[executor.submit(run_batch_text, text, path, chunk(i), metrics, strategy, t_end, i)] = i
+            for g in [g for g in pending if g.done()]:
+                collect(g)
+        if meanwhile is not None:
+            meanwhile()
+        while pending:
+            finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            for f in finished:
+                collect(f)
+    return [row for r in rows for row in r]
 
 def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=None,
           strategy=None, t_end=None, set=None):
@@ -270,14 +320,20 @@ def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=
         from concurrent.futures import ProcessPoolExecutor
 
         executor = ProcessPoolExecutor(max_workers=workers)
+    table = {}
+
+    def parameter_columns():
+        # Built while the first tasks run, not after the last one.
+        params = dict.fromkeys(k for p in points for k in p)
+        table.update((k, [p.get(k) for p in points]) for k in params)
+
     try:
-        rows = _run_tasks(executor, text, path, base, points, sizes, ms, strategy, t_end)
+        rows = _run_tasks(executor, text, path, base, points, sizes, ms, strategy, t_end,
+                          head=workers, meanwhile=parameter_columns)
     finally:
         if own:
             executor.shutdown()
 
-    params = list(dict.fromkeys(k for p in points for k in p))
-    table = {k: [p.get(k) for p in points] for k in params}
     for j, n in enumerate(names):
         table[n] = [r[0][j] for r in rows]
     table["error"] = [r[1] for r in rows]
