@@ -6,22 +6,28 @@
    loop plus the copy of the results) and against ``nonsmooth run`` (a
    process writing the CSV), best of several repetitions.
 2. A sweep of N short runs of the tutorial (T = 0.1 s, 1 000 steps each):
-   the single-core rate (one process, batches run in turn), then through a
-   local process pool and a Dask LocalCluster with two workers; speed-up
-   and per-run overhead (wall time × workers / runs − single-core time per
-   run).
+   the single-core rate (one process, the sweep's batches run in turn,
+   before any pool or cluster is started), then through a local process
+   pool and a Dask LocalCluster with two workers, each alone; best and
+   median of ``--repeat`` passes each, speed-up, per-run overhead (wall
+   time × workers / runs − single-core time per run), and the CPU bound
+   (workers × single-core CPU time / CPU time of all the sweep's
+   processes: the speed-up with the cores to itself, less sensitive to
+   other load than the wall).
 3. The same sweep through ``nonsmooth sweep`` (rayon threads, one and two),
    timed from outside the process, when the release binary is built.
 
 Each batch reads the scenario text once (``nonsmooth_runs::run_points``);
 before 2026-11-26 every point read it again.
 
-Usage: python python/benches/bench_python.py [--runs N] [--cli PATH]
+Usage: python python/benches/bench_python.py [--runs N] [--repeat R] [--batch B]
+       [--cli PATH] [--no-run]
 """
 
 import argparse
 import os
 import pathlib
+import statistics
 import subprocess
 import tempfile
 import time
@@ -56,7 +62,7 @@ def bench_run(cli, repeat=20):
         print(f"  nonsmooth run (CSV)       : {c * 1e3:8.3f} ms  ({c / wall:.1f}× the Python call)")
 
 
-def bench_sweep(n, workers=2, batch=None, repeat=1):
+def bench_sweep(n, workers=2, batch=None, repeat=5):
     # Every point distinct (a sweep that repeated its points would let an
     # executor that merges identical tasks skip work: Dask did, before the
     # sweep's tasks carried their index).
@@ -80,46 +86,50 @@ def bench_sweep(n, workers=2, batch=None, repeat=1):
             start += size
 
     print(f"sweep of {n} runs of smc_tutorial, T = 0.1 (1 000 steps each), {workers} workers, "
-          f"{len(sizes)} tasks of {sizes[0]} to {sizes[-1]} points, {repeat} rounds:")
+          f"{len(sizes)} tasks of {sizes[0]} to {sizes[-1]} points, best and median of {repeat}:")
     from dask.distributed import Client, LocalCluster
 
-    best = {}
+    # The single-core passes first, with no pool or cluster alive (an idle
+    # Dask cluster alone uses about a tenth of a core: it would slow the
+    # baseline and flatter the speed-ups).
+    times = {"single": [timed(single_core)[:2] for _ in range(repeat)], "pool": [], "dask": []}
     tables = []
-    with ProcessPoolExecutor(max_workers=workers) as pool, \
-            LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
-        dask = client.get_executor()
-        # Each executor is warmed up by a small sweep first (the workers
-        # start and import nonsmooth), as a user's pool or cluster is
-        # started once for many sweeps; the timings below are the sweep's
-        # own.
-        warm = dict(common, samples=samples[:2 * workers], batch=1)
-        for ex in (pool, dask):
-            nonsmooth.sweep(SMC, executor=ex, **warm)
-        for k in range(repeat):
-            load = os.getloadavg()[0]
-            wall, cpu, _ = timed(single_core)
-            line = [f"single {n / wall:6.0f} runs/s ({wall / n * 1e6:.0f} µs/run)"]
-            best["single"] = min(best.get("single", (wall, cpu)), (wall, cpu))
-            for name, ex in (("pool", pool), ("dask", dask)):
-                w, c, table = timed(lambda: nonsmooth.sweep(SMC, executor=ex, **common))
-                tables.append(table)
-                best[name] = min(best.get(name, (w, c)), (w, c))
-                # CPU bound: the speed-up the sweep would have with the
-                # two cores to itself (all processes' CPU time, client,
-                # scheduler and workers, against the single-core pass's).
-                line.append(f"{name} {wall / w:.2f}× (CPU bound {workers * cpu / c:.2f}×)")
-            print(f"  round {k + 1}, load {load:4.1f}: " + ", ".join(line))
 
-    single, cpu1 = best["single"]
+    def passes(name, ex):
+        # A small sweep first (the workers start and import nonsmooth), as
+        # a user's pool or cluster is started once for many sweeps; the
+        # timings are the sweep's own.
+        nonsmooth.sweep(SMC, executor=ex, **dict(common, samples=samples[:2 * workers], batch=1))
+        for _ in range(repeat):
+            wall, cpu, table = timed(lambda: nonsmooth.sweep(SMC, executor=ex, **common))
+            times[name].append((wall, cpu))
+            tables.append(table)
+
+    # Each executor alone on the machine (the pool's idle workers or an
+    # idle cluster beside the other would take CPU from it).
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        passes("pool", pool)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        passes("dask", client.get_executor())
+
+    single = min(w for w, _ in times["single"])
+    single_med = statistics.median(w for w, _ in times["single"])
+    cpu1 = statistics.median(c for _, c in times["single"])
     per_run = single / n
-    print(f"  best of {repeat}, load average now {os.getloadavg()[0]:.1f}:")
-    print(f"  single core    : {single:7.2f} s  {n / single:8.0f} runs/s  ({per_run * 1e6:.0f} µs/run)")
+    print(f"  single core    : {single:7.3f} s  {n / single:8.0f} runs/s  ({per_run * 1e6:.0f} µs/run; "
+          f"median {single_med:.3f} s)")
     for name in ("pool", "dask"):
-        wall, cpu = best[name]
+        wall = min(w for w, _ in times[name])
+        med = statistics.median(w for w, _ in times[name])
+        cpu = statistics.median(c for _, c in times[name])
         overhead = wall * workers / n - per_run
-        print(f"  {name:<15}: {wall:7.2f} s  {n / wall:8.0f} runs/s  speed-up {single / wall:.2f}×"
-              f"  overhead {overhead * 1e6:+.0f} µs/run  CPU {cpu:.2f} s (single {cpu1:.2f} s)")
+        # CPU bound: the speed-up the sweep would have with the cores to
+        # itself, from the CPU time of every process (client, scheduler,
+        # workers) against the single-core pass's.
+        print(f"  {name:<15}: {wall:7.3f} s  {n / wall:8.0f} runs/s  speed-up {single / wall:.2f}× "
+              f"(medians {single_med / med:.2f}×)  overhead {overhead * 1e6:+.0f} µs/run  "
+              f"CPU bound {workers * cpu1 / cpu:.2f}×")
     for t in tables[1:]:
         assert tables[0].equals(t), "the process pool and Dask tables differ"
     assert tables[0]["error"].isna().all()
@@ -166,8 +176,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=10_000)
     p.add_argument("--batch", type=int, default=None, help="points per task (default: the sweep's)")
-    p.add_argument("--repeat", type=int, default=3, help="rounds of single core, pool, Dask")
-    p.add_argument("--no-run", action="store_true", help="the sweeps only")
+    p.add_argument("--repeat", type=int, default=5, help="passes of each: single core, pool, Dask")
+    p.add_argument("--no-run", action="store_true", help="the sweeps only, not the runs of part 1")
     default_cli = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "nonsmooth"
     p.add_argument("--cli", default=str(default_cli) if default_cli.exists() else None)
     a = p.parse_args()

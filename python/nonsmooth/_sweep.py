@@ -210,7 +210,7 @@ def _run_tasks(executor, text, path, base, points, sizes, metrics, strategy, t_e
     The first ``head`` batches are made into JSON and submitted before the
     rest are made, so the workers start while the client still prepares
     the others; results are read as they complete (the client decodes
-    them while the runs still going go on). A task that raises gives
+    each while the other tasks still run). A task that raises gives
     error rows for its points. ``meanwhile`` (no arguments) is called
     once every task is submitted, before the first result is awaited.
 
@@ -279,6 +279,7 @@ def _run_tasks(executor, text, path, base, points, sizes, metrics, strategy, t_e
             for f in finished:
                 collect(f)
     return [row for r in rows for row in r]
+
 
 def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=None,
           strategy=None, t_end=None, set=None):
