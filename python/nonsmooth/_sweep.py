@@ -148,6 +148,139 @@ def run_batch_text(text, path, points, metrics, strategy=None, t_end=None, task=
         return rows
 
 
+def batch_sizes(n, workers, batch=None):
+    """The number of points in each task of a sweep of ``n`` points over
+    ``workers`` workers, in the order the tasks are submitted.
+
+    With ``batch``, tasks of ``batch`` points (the last one shorter).
+    Otherwise the sizes decrease by rounds of ``w`` equal tasks
+    (factoring): with r points not yet assigned, each task of the next
+    round takes
+
+        s = max(⌈r / (2w)⌉, ⌈n / (32w)⌉) points (at most what is left),
+
+    so that a round hands out about half of what is left. Each worker
+    starts on a quarter of its share and the last tasks hold about 1/32
+    of it: a worker that runs out of work waits at most one small task
+    for the others, where equal tasks of 1/8 of the sweep can leave one
+    worker idle for up to an eighth of the run. For two workers and
+    10 000 points: 2 500, 2 500, 1 250, 1 250, 625, 625, 313, 313, 157,
+    157, 157, 153 (12 tasks).
+    """
+    if n <= 0:
+        return []
+    if batch is not None:
+        batch = int(batch)
+        if batch < 1:
+            raise ValueError(f"sweep: batch must be at least 1, not {batch}")
+        return [min(batch, n - i) for i in range(0, n, batch)]
+    w = max(1, int(workers))
+    least = max(1, math.ceil(n / (32 * w)))
+    sizes = []
+    left = n
+    while left > 0:
+        s = max(least, math.ceil(left / (2 * w)))
+        for _ in range(w):
+            if left == 0:
+                break
+            sizes.append(min(s, left))
+            left -= sizes[-1]
+    return sizes
+
+
+def _dask_client(executor):
+    """The Dask client behind ``Client.get_executor()`` (a
+    ``distributed`` ``ClientExecutor``), else None."""
+    if type(executor).__module__.startswith("distributed."):
+        return getattr(executor, "_client", None)
+    return None
+
+
+def _failed(n, metrics, error):
+    """The rows of a task that did not return: one error row per point."""
+    return [([math.nan] * len(metrics), f"task failed: {error}")] * n
+
+
+def _run_tasks(executor, text, path, base, points, sizes, metrics, strategy, t_end, head=1,
+               meanwhile=None):
+    """Runs one task per batch of ``points`` (``sizes`` in turn), each point
+    over the overrides ``base``, and returns the rows in the order of the
+    points.
+
+    The first ``head`` batches are made into JSON and submitted before the
+    rest are made, so the workers start while the client still prepares
+    the others; results are read as they complete (the client decodes
+    each while the other tasks still run). A task that raises gives
+    error rows for its points. ``meanwhile`` (no arguments) is called
+    once every task is submitted, before the first result is awaited.
+
+    Through a Dask executor the batches go to the client's ``map`` (the
+    executor's options kept), two calls in all, and come back through
+    ``distributed.as_completed``: one graph update per call instead of
+    one per task, and no extra hop through a concurrent future per task
+    (≈ 1 ms of CPU per task less, measured with tiny tasks on a
+    two-worker LocalCluster).
+    """
+    rows = [None] * len(sizes)
+    starts = list(itertools.accumulate(sizes, initial=0))
+
+    def chunk(i):
+        # One JSON text per task (plain values; NumPy scalars become
+        # Python numbers); a batch with a value JSON cannot hold goes as
+        # the list itself.
+        return _as_json([{**base, **p} for p in points[starts[i]:starts[i + 1]]])
+
+    def decode(i, r):
+        rows[i] = json.loads(r) if isinstance(r, str) else list(r)
+
+    client = _dask_client(executor)
+    if client is not None:
+        from distributed import as_completed
+
+        options = dict(getattr(executor, "_kwargs", {}))
+        index = {}
+        done = as_completed(with_results=True, raise_errors=False)
+        for part in (range(0, min(head, len(sizes))), range(min(head, len(sizes)), len(sizes))):
+            if not part:
+                continue
+            k = len(part)
+            futures = client.map(run_batch_text, [text] * k, [path] * k, [chunk(i) for i in part],
+                                 [metrics] * k, [strategy] * k, [t_end] * k, list(part), **options)
+            index.update(zip(futures, part))
+            done.update(futures)
+        if meanwhile is not None:
+            meanwhile()
+        for f, r in done:
+            i = index[f]
+            if f.status == "finished":
+                decode(i, r)
+            else:  # a lost task is error rows
+                rows[i] = _failed(sizes[i], metrics, r[1] if isinstance(r, tuple) else r)
+    else:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        pending = {}
+
+        def collect(f):
+            i = pending.pop(f)
+            try:
+                decode(i, f.result())
+            except Exception as e:  # noqa: BLE001 — a lost task is error rows
+                rows[i] = _failed(sizes[i], metrics, e)
+
+        for i in range(len(sizes)):
+            pending[executor.submit(run_batch_text, text, path, chunk(i), metrics, strategy, t_end, i)] = i
+            for g in [g for g in pending if g.done()]:
+                collect(g)
+        if meanwhile is not None:
+            meanwhile()
+        while pending:
+            finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            for f in finished:
+                collect(f)
+    return [row for r in rows for row in r]
+
+
 def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=None,
           strategy=None, t_end=None, set=None):
     """Runs a scenario once per point and returns the table of results.
@@ -162,8 +295,9 @@ def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=
     * ``executor``: any ``concurrent.futures.Executor`` (None: a local
       process pool over the cores; a Dask ``Client.get_executor()`` sends
       the batches to the cluster);
-    * ``batch``: points per task (default: enough for about four tasks per
-      worker);
+    * ``batch``: points per task (default: :func:`batch_sizes`, tasks
+      of decreasing size, the largest first, so that the workers finish
+      together);
     * ``set``: overrides applied to every point.
 
     The table has one row per point, in the order of the points: the
@@ -176,42 +310,31 @@ def sweep(scenario, grid=None, samples=None, metrics=None, executor=None, batch=
     text, path, base = _source(scenario)
     base.update(set or {})
     points = _points(grid, samples)
-    full = [{**base, **p} for p in points]
     names = list((metrics or {}).keys())
     ms = [_metric(m) for m in (metrics or {}).values()]
 
     workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
-    if batch is None:
-        batch = max(1, math.ceil(len(points) / (4 * workers)))
-    chunks = [full[i:i + batch] for i in range(0, len(full), batch)]
-    # Each task carries its points as one JSON text (plain values; NumPy
-    # scalars become Python numbers); a batch with a value JSON cannot
-    # hold goes as the list itself.
-    texts = [_as_json(c) for c in chunks]
+    sizes = batch_sizes(len(points), workers, batch)
 
     own = executor is None
     if own:
         from concurrent.futures import ProcessPoolExecutor
 
         executor = ProcessPoolExecutor(max_workers=workers)
+    table = {}
+
+    def parameter_columns():
+        # Built while the first tasks run, not after the last one.
+        params = dict.fromkeys(k for p in points for k in p)
+        table.update((k, [p.get(k) for p in points]) for k in params)
+
     try:
-        futures = [
-            executor.submit(run_batch_text, text, path, c, ms, strategy, t_end, i)
-            for i, c in enumerate(texts)
-        ]
-        rows = []
-        for f, c in zip(futures, chunks):
-            try:
-                r = f.result()
-                rows.extend(json.loads(r) if isinstance(r, str) else r)
-            except Exception as e:  # noqa: BLE001 — a lost task is error rows
-                rows.extend([([math.nan] * len(ms), f"task failed: {e}")] * len(c))
+        rows = _run_tasks(executor, text, path, base, points, sizes, ms, strategy, t_end,
+                          head=workers, meanwhile=parameter_columns)
     finally:
         if own:
             executor.shutdown()
 
-    params = list(dict.fromkeys(k for p in points for k in p))
-    table = {k: [p.get(k) for p in points] for k in params}
     for j, n in enumerate(names):
         table[n] = [r[0][j] for r in rows]
     table["error"] = [r[1] for r in rows]

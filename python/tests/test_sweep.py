@@ -223,3 +223,158 @@ def test_rows_come_back_as_json_text_bit_for_bit():
     for (v, e), (w, f) in zip(rows, back):
         assert e == f
         assert np.array(v, dtype=np.float64).tobytes() == np.array(w, dtype=np.float64).tobytes()
+
+
+def test_default_batches_shrink_towards_the_end_and_cover_every_point():
+    from nonsmooth._sweep import batch_sizes
+
+    # Two workers, 10 000 points: rounds of two equal tasks, each round
+    # half of what is left, down to ⌈n / 32w⌉ = 157 points.
+    assert batch_sizes(10_000, 2) == [2500, 2500, 1250, 1250, 625, 625, 313, 313, 157, 157, 157, 153]
+    for n in [1, 2, 3, 7, 31, 100, 999, 10_000, 12_345]:
+        for w in [1, 2, 3, 8, 64]:
+            sizes = batch_sizes(n, w)
+            assert sum(sizes) == n and min(sizes) >= 1, (n, w, sizes)
+            assert all(a >= b for a, b in zip(sizes, sizes[1:])), (n, w, sizes)
+            # The first tasks hold a quarter of a worker's share (or
+            # everything when there is less than one point per worker),
+            # the last at most 1/32 of it.
+            assert sizes[0] == min(n, math.ceil(n / (2 * w))), (n, w, sizes)
+            assert sizes[-1] <= math.ceil(n / (32 * w)), (n, w, sizes)
+    # A given batch: equal tasks, the last one shorter.
+    assert batch_sizes(10, 2, 3) == [3, 3, 3, 1]
+    assert batch_sizes(10, 2, 20) == [10]
+    assert batch_sizes(0, 2) == []
+    with pytest.raises(ValueError):
+        batch_sizes(10, 2, 0)
+
+
+# Points of the double integrator, two of them bad (an unknown parameter,
+# an expression that does not parse), so that error rows fall inside tasks.
+MIXED = [{"alpha": 0.5 + k / 8} for k in range(40)]
+MIXED[5] = {"alpha": 2.0, "no_such_parameter": 1.0}
+MIXED[33] = {"alpha": "1 +"}
+
+
+def mixed_sweep(executor, **kw):
+    return nonsmooth.sweep(SMC, samples=MIXED, metrics=METRICS, executor=executor,
+                           set={"t_end": 1.5}, **kw)
+
+
+def assert_same_table(a, b):
+    assert list(a.columns) == list(b.columns)
+    assert a["error"].tolist() == b["error"].tolist()
+    for col in METRICS:
+        assert a[col].to_numpy().tobytes() == b[col].to_numpy().tobytes(), col
+
+
+class Staggered(ThreadPoolExecutor):
+    """Runs every task at once, the later ones sooner: the futures complete
+    in about the reverse of the order they were submitted in."""
+
+    def __init__(self):
+        super().__init__(max_workers=64)
+        self.submitted = 0
+        self.finished = []
+
+    def submit(self, fn, *args):
+        k = self.submitted
+        self.submitted += 1
+
+        def late():
+            import time
+
+            time.sleep(0.4 - 0.02 * k)
+            out = fn(*args)
+            self.finished.append(k)
+            return out
+
+        return super().submit(late)
+
+
+def test_default_batches_and_out_of_order_completion_give_the_same_table():
+    # The reference: every point in one task, in one thread.
+    one = mixed_sweep(ThreadPoolExecutor(1), batch=len(MIXED))
+    assert one["error"].isna().tolist() == [k not in (5, 33) for k in range(len(MIXED))]
+    assert "no_such_parameter" in one["error"][5] and "1 +" in one["error"][33]
+    # The default plan (tasks of decreasing size) on two workers.
+    assert_same_table(mixed_sweep(ThreadPoolExecutor(2)), one)
+    # Results that arrive last task first are still put back in the
+    # order of the points.
+    ex = Staggered()
+    with ex:
+        table = mixed_sweep(ex, batch=3)
+    assert ex.submitted == 14 and sorted(ex.finished) == list(range(14))
+    assert ex.finished != sorted(ex.finished), ex.finished
+    assert_same_table(table, one)
+
+
+class LosesOneTask(ThreadPoolExecutor):
+    """A pool whose second task dies (as a task on a worker that is lost)."""
+
+    def __init__(self):
+        super().__init__(max_workers=2)
+        self.submitted = 0
+
+    def submit(self, fn, *args):
+        self.submitted += 1
+        if self.submitted == 2:
+            def dies():
+                raise RuntimeError("worker lost")
+
+            return super().submit(dies)
+        return super().submit(fn, *args)
+
+
+def test_a_lost_task_gives_error_rows_for_its_points_only():
+    from nonsmooth._sweep import batch_sizes
+
+    one = mixed_sweep(ThreadPoolExecutor(1), batch=len(MIXED))
+    table = mixed_sweep(LosesOneTask())
+    sizes = batch_sizes(len(MIXED), 2)
+    lost = range(sizes[0], sizes[0] + sizes[1])
+    for k in range(len(MIXED)):
+        if k in lost:
+            assert table["error"][k] == "task failed: worker lost", k
+            assert all(math.isnan(table[c][k]) for c in METRICS)
+        else:
+            assert table["error"][k] == one["error"][k] or (pd.isna(table["error"][k]) and pd.isna(one["error"][k]))
+            for c in METRICS:
+                x, y = table[c][k], one[c][k]
+                assert np.float64(x).tobytes() == np.float64(y).tobytes(), (k, c)
+
+
+def _unloadable():
+    raise RuntimeError("cannot be loaded on a worker")
+
+
+class Unloadable:
+    """A metric that pickles but cannot be unpickled: every task carrying
+    it fails on the cluster before any run."""
+
+    def __reduce__(self):
+        return (_unloadable, ())
+
+    def __call__(self, result):
+        return 0.0
+
+
+def test_dask_tasks_that_fail_give_error_rows_and_the_table_keeps_its_order():
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, processes=True) as cluster:
+        with Client(cluster) as client:
+            ex = client.get_executor()
+            # The default plan and out-of-order completions through Dask:
+            # the table of one task in one thread, bit for bit.
+            assert_same_table(mixed_sweep(ex), mixed_sweep(ThreadPoolExecutor(1), batch=len(MIXED)))
+            # pure=False (an option of the executor, kept by the sweep):
+            # Dask would otherwise hash the arguments, which this metric
+            # does not allow.
+            bad = nonsmooth.sweep(SMC, samples=MIXED, metrics={"x": Unloadable()},
+                                  executor=client.get_executor(pure=False), set={"t_end": 1.5})
+    assert len(bad) == len(MIXED)
+    assert bad["alpha"].tolist() == [p["alpha"] for p in MIXED]
+    # (Dask reports it as an error in deserialising the task graph.)
+    assert all(e.startswith("task failed:") for e in bad["error"]), bad["error"][0]
+    assert bad["x"].isna().all()
