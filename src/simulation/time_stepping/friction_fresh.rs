@@ -94,7 +94,7 @@ pub(super) fn start_fresh_contacts(p: &FrictionProblem, fresh: &[usize], r: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numerics::friction::{friction_solver, FrictionSolver};
+    use crate::numerics::friction::friction_solver;
     use crate::numerics::matrix::Block;
     use crate::numerics::{BlockSparseMatrix, SolverSettings};
 

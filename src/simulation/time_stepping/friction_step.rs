@@ -33,8 +33,9 @@
 //!
 //! With the `default` solver the problem is first given to the
 //! Alart–Curnier Newton method from the previous step's impulses (a few
-//! steps); the default chain runs, from the same start, only when that
-//! does not meet the tolerance.
+//! steps), the contacts without one started from their own one-contact
+//! problem (`friction_fresh.rs`); the default chain runs, from the
+//! same start, only when that does not meet the tolerance.
 
 use nalgebra::DMatrix;
 
