@@ -642,6 +642,48 @@ mod tests {
     }
 
     #[test]
+    fn workspaces_kept_across_patterns_leave_no_trace() {
+        // A large chain, a refused arrow (too much fill), a small chain, a
+        // chain with a coupling, the large chain again: the analysis reuses
+        // the storage of the previous one each time; every usable pattern
+        // matches the dense LU of its own J, and the refused one is refused.
+        let mut lu = BlockLu::default();
+        let chain = |nc: usize| -> Vec<(usize, usize)> {
+            (1..nc).flat_map(|i| [(i - 1, i), (i, i - 1)]).collect()
+        };
+        let arrow: Vec<_> = (1..30).flat_map(|i| [(0, i), (i, 0)]).collect();
+        let mut coupled = chain(9);
+        coupled.extend([(1, 7), (7, 1)]);
+        for (nc, pairs, usable) in [
+            (25, chain(25), true),
+            (30, arrow, false),
+            (6, chain(6), true),
+            (9, coupled, true),
+            (25, chain(25), true),
+        ] {
+            let p = problem(3, nc, &pairs);
+            assert_eq!(lu.analyse(&p), usable, "{nc} contacts");
+            if !usable {
+                continue;
+            }
+            let (dm, em) = statuses(nc);
+            let b: Vec<f64> = (0..p.size()).map(|k| (k as f64 * 0.3).cos()).collect();
+            let mut x = b.clone();
+            assert!(lu.solve(&p, &dm, &em, 0.5, &mut x));
+            let j = dense_j(&p, &dm, &em, 0.5);
+            let reference = j.lu().solve(&DVector::from_vec(b)).expect("invertible");
+            for k in 0..p.size() {
+                assert!(
+                    (x[k] - reference[k]).abs() <= 1e-12 * (1.0 + reference[k].abs()),
+                    "{nc} contacts, entry {k}: {} against {}",
+                    x[k],
+                    reference[k]
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_singular_pivot_block_is_refused() {
         let nc = 4;
         let pairs: Vec<_> = (1..nc).flat_map(|i| [(i - 1, i), (i, i - 1)]).collect();
