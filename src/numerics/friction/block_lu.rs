@@ -84,6 +84,27 @@ pub(crate) struct BlockLu {
     inv: Vec<Block3>,
     /// Solution workspace.
     x: Vec<f64>,
+    /// Workspaces of the analysis, kept so that a new pattern is analysed
+    /// without allocating once they have reached its size.
+    scratch: Scratch,
+}
+
+/// Workspaces of [`BlockLu::build`].
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    low_ptr: Vec<usize>,
+    fill: Vec<usize>,
+    low: Vec<usize>,
+    head: Vec<usize>,
+    next: Vec<usize>,
+    mark: Vec<usize>,
+    buf: Vec<usize>,
+}
+
+/// `v` holding `len` copies of `value`, its storage reused.
+fn refill<T: Clone>(v: &mut Vec<T>, len: usize, value: T) {
+    v.clear();
+    v.resize(len, value);
 }
 
 impl BlockLu {
@@ -108,13 +129,24 @@ impl BlockLu {
 
     /// The symbolic analysis of W's pattern (`row_ptr`, `block_col`).
     fn build(&mut self, row_ptr: &[usize], block_col: &[usize], nc: usize) {
-        self.row_ptr = row_ptr.to_vec();
-        self.block_col = block_col.to_vec();
+        self.row_ptr.clear();
+        self.row_ptr.extend_from_slice(row_ptr);
+        self.block_col.clear();
+        self.block_col.extend_from_slice(block_col);
         self.nc = nc;
         // Symmetric off-diagonal pattern, lower part by column (rows i > k),
         // compressed: counted, placed, then sorted and deduplicated.
         const NONE: usize = usize::MAX;
-        let mut low_ptr = vec![0usize; nc + 1];
+        let Scratch {
+            low_ptr,
+            fill,
+            low,
+            head,
+            next,
+            mark,
+            buf,
+        } = &mut self.scratch;
+        refill(low_ptr, nc + 1, 0);
         for i in 0..nc {
             for &c in &block_col[row_ptr[i]..row_ptr[i + 1]] {
                 if c != i {
@@ -125,8 +157,9 @@ impl BlockLu {
         for k in 0..nc {
             low_ptr[k + 1] += low_ptr[k];
         }
-        let mut fill = low_ptr.clone();
-        let mut low = vec![0usize; low_ptr[nc]];
+        fill.clear();
+        fill.extend_from_slice(low_ptr);
+        refill(low, low_ptr[nc], 0);
         for i in 0..nc {
             for &c in &block_col[row_ptr[i]..row_ptr[i + 1]] {
                 if c != i {
@@ -144,11 +177,14 @@ impl BlockLu {
         // Column structures of the factor through the elimination tree:
         // column k's rows below k and its children's structures less k
         // (children in a linked list, a mark per row against repeats).
-        let mut adj_ptr = Vec::with_capacity(nc + 1);
-        let mut adj = Vec::new();
+        let mut adj_ptr = std::mem::take(&mut self.adj_ptr);
+        let mut adj = std::mem::take(&mut self.adj);
+        adj_ptr.clear();
+        adj.clear();
         adj_ptr.push(0);
-        let (mut head, mut next, mut mark) = (vec![NONE; nc], vec![NONE; nc], vec![NONE; nc]);
-        let mut buf = Vec::new();
+        refill(head, nc, NONE);
+        refill(next, nc, NONE);
+        refill(mark, nc, NONE);
         for k in 0..nc {
             buf.clear();
             for &i in &low[low_ptr[k]..low_ptr[k + 1]] {
@@ -172,12 +208,14 @@ impl BlockLu {
                 next[k] = head[parent];
                 head[parent] = k;
             }
-            adj.extend_from_slice(&buf);
+            adj.extend_from_slice(buf);
             adj_ptr.push(adj.len());
             if nc + 2 * adj.len() > FILL_RATIO * j_blocks {
                 self.usable = false;
-                self.adj_ptr.clear();
-                self.adj_ptr.push(0);
+                adj_ptr.clear();
+                adj_ptr.push(0);
+                self.adj_ptr = adj_ptr;
+                self.adj = adj;
                 return;
             }
         }
@@ -192,12 +230,16 @@ impl BlockLu {
                 std::cmp::Ordering::Less => Slot::Upper(find(i, j)),
             }
         };
-        self.target = (0..nc)
-            .flat_map(|i| (row_ptr[i]..row_ptr[i + 1]).map(move |k| (i, k)))
-            .map(|(i, k)| slot(i, block_col[k]))
-            .collect();
-        let mut upd_ptr = Vec::with_capacity(nc + 1);
-        let mut upd = Vec::new();
+        self.target.clear();
+        for i in 0..nc {
+            for &c in &block_col[row_ptr[i]..row_ptr[i + 1]] {
+                self.target.push(slot(i, c));
+            }
+        }
+        let mut upd_ptr = std::mem::take(&mut self.upd_ptr);
+        let mut upd = std::mem::take(&mut self.upd);
+        upd_ptr.clear();
+        upd.clear();
         upd_ptr.push(0);
         for k in 0..nc {
             for ei in adj_ptr[k]..adj_ptr[k + 1] {
@@ -595,6 +637,48 @@ mod tests {
             let reference = j.lu().solve(&DVector::from_vec(b)).expect("invertible");
             for k in 0..p.size() {
                 assert!((x[k] - reference[k]).abs() <= 1e-12 * (1.0 + reference[k].abs()));
+            }
+        }
+    }
+
+    #[test]
+    fn workspaces_kept_across_patterns_leave_no_trace() {
+        // A large chain, a refused arrow (too much fill), a small chain, a
+        // chain with a coupling, the large chain again: the analysis reuses
+        // the storage of the previous one each time; every usable pattern
+        // matches the dense LU of its own J, and the refused one is refused.
+        let mut lu = BlockLu::default();
+        let chain = |nc: usize| -> Vec<(usize, usize)> {
+            (1..nc).flat_map(|i| [(i - 1, i), (i, i - 1)]).collect()
+        };
+        let arrow: Vec<_> = (1..30).flat_map(|i| [(0, i), (i, 0)]).collect();
+        let mut coupled = chain(9);
+        coupled.extend([(1, 7), (7, 1)]);
+        for (nc, pairs, usable) in [
+            (25, chain(25), true),
+            (30, arrow, false),
+            (6, chain(6), true),
+            (9, coupled, true),
+            (25, chain(25), true),
+        ] {
+            let p = problem(3, nc, &pairs);
+            assert_eq!(lu.analyse(&p), usable, "{nc} contacts");
+            if !usable {
+                continue;
+            }
+            let (dm, em) = statuses(nc);
+            let b: Vec<f64> = (0..p.size()).map(|k| (k as f64 * 0.3).cos()).collect();
+            let mut x = b.clone();
+            assert!(lu.solve(&p, &dm, &em, 0.5, &mut x));
+            let j = dense_j(&p, &dm, &em, 0.5);
+            let reference = j.lu().solve(&DVector::from_vec(b)).expect("invertible");
+            for k in 0..p.size() {
+                assert!(
+                    (x[k] - reference[k]).abs() <= 1e-12 * (1.0 + reference[k].abs()),
+                    "{nc} contacts, entry {k}: {} against {}",
+                    x[k],
+                    reference[k]
+                );
             }
         }
     }

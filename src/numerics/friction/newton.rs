@@ -17,10 +17,10 @@ use nalgebra::DMatrix;
 use super::cone::alart_curnier;
 use super::local::rho_of;
 use super::sparse_jacobian::SparseJacobian;
-use super::{FrictionProblem, FrictionSolver};
+use super::{FrictionErrors, FrictionProblem, FrictionSolver};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::Result;
-use crate::numerics::matrix::ProblemMatrix;
+use crate::numerics::matrix::{Matrix, ProblemMatrix};
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
 use crate::numerics::settings::SolverSettings;
 
@@ -45,6 +45,10 @@ pub(crate) struct NewtonWork {
     pub shift: f64,
     /// Sparse Jacobians for large block-sparse W (then `wd` stays empty).
     sparse: Option<SparseJacobian>,
+    /// The errors of the r and u = W r + q [`NewtonWork::run`] returned,
+    /// when it computed them at that r (its last stopping test); `None`
+    /// otherwise.
+    pub last_errors: Option<FrictionErrors>,
 }
 
 /// u ← (W + shift·I) r + q, with the dense copy of W unless it is empty.
@@ -128,13 +132,33 @@ impl NewtonWork {
         self.rho.resize(p.contacts(), 1.0);
         self.dm.resize(p.contacts(), [[0.0; 3]; 3]);
         self.em.resize(p.contacts(), [[0.0; 3]; 3]);
-        for i in 0..p.contacts() {
-            // ρ_i reads the diagonal of W_ii only.
-            let mut blk = [[0.0; 3]; 3];
-            for (a, row) in blk.iter_mut().enumerate().take(d) {
-                row[a] = p.w.get(i * d + a, i * d + a);
+        match &p.w {
+            Matrix::BlockSparse(w) if self.sparse.is_some() => {
+                // Uniform d × d blocks: the diagonal of the first stored
+                // block (i, i) of each block row (the entries `get` reads).
+                let parts = w.parts();
+                for i in 0..p.contacts() {
+                    let mut blk = [[0.0; 3]; 3];
+                    let ks = parts.row_ptr[i]..parts.row_ptr[i + 1];
+                    if let Some(k) = ks.clone().find(|&k| parts.block_col[k] == i) {
+                        let vals = &parts.values[parts.value_ptr[k]..parts.value_ptr[k + 1]];
+                        for (a, row) in blk.iter_mut().enumerate().take(d) {
+                            row[a] = vals[a * d + a];
+                        }
+                    }
+                    self.rho[i] = rho_of(d, &blk);
+                }
             }
-            self.rho[i] = rho_of(d, &blk);
+            _ => {
+                for i in 0..p.contacts() {
+                    // ρ_i reads the diagonal of W_ii only.
+                    let mut blk = [[0.0; 3]; 3];
+                    for (a, row) in blk.iter_mut().enumerate().take(d) {
+                        row[a] = p.w.get(i * d + a, i * d + a);
+                    }
+                    self.rho[i] = rho_of(d, &blk);
+                }
+            }
         }
         self.shift = 0.0;
     }
@@ -217,26 +241,37 @@ impl NewtonWork {
         // next iterate's u.
         let same_u = self.shift == 0.0 && std::ptr::eq(q, p.q.as_slice()) && self.wd.is_empty();
         let mut u_known = false;
+        // Φ, D and E at r known from the accepted line-search trial (the
+        // same figures as computed again at r).
+        let mut phi_known = None;
+        self.last_errors = None;
         for it in 0..max_iter {
             if !u_known {
                 p.compute_u(r, u);
             }
-            if p.errors(r, u).siconos <= tol {
+            let errors = p.errors(r, u);
+            if errors.siconos <= tol {
+                self.last_errors = Some(errors);
                 return (it, SolveStatus::Solved);
             }
-            if same_u {
-                self.ut.copy_from_slice(u);
-            } else {
-                velocity(p, &self.wd, self.shift, q, r, &mut self.ut);
-            }
-            let psi = ac_all(
-                p,
-                &self.rho,
-                r,
-                &self.ut,
-                &mut self.phi,
-                Some((&mut self.dm, &mut self.em)),
-            );
+            let psi = match phi_known.take() {
+                Some(psi) => psi,
+                None => {
+                    if same_u {
+                        self.ut.copy_from_slice(u);
+                    } else {
+                        velocity(p, &self.wd, self.shift, q, r, &mut self.ut);
+                    }
+                    ac_all(
+                        p,
+                        &self.rho,
+                        r,
+                        &self.ut,
+                        &mut self.phi,
+                        Some((&mut self.dm, &mut self.em)),
+                    )
+                }
+            };
             if !psi.is_finite() {
                 return (it, SolveStatus::NumericalTrouble);
             }
@@ -264,10 +299,20 @@ impl NewtonWork {
                     self.trial[k] = r[k] + t * self.step[k];
                 }
                 velocity(p, &self.wd, self.shift, q, &self.trial, &mut self.ut);
-                // `phi` is free now (the direction is in `step`).
-                let pt = ac_all(p, &self.rho, &self.trial, &self.ut, &mut self.phi, None);
+                // `phi`, D and E are free now (the direction is in `step`):
+                // they receive the trial's, which are the next iteration's
+                // when the trial is accepted.
+                let pt = ac_all(
+                    p,
+                    &self.rho,
+                    &self.trial,
+                    &self.ut,
+                    &mut self.phi,
+                    Some((&mut self.dm, &mut self.em)),
+                );
                 if pt <= (1.0 - 2e-4 * t) * psi {
                     accepted = true;
+                    phi_known = Some(pt);
                     break;
                 }
                 t *= 0.5;
@@ -297,7 +342,9 @@ impl NewtonWork {
             }
         }
         p.compute_u(r, u);
-        let status = if p.errors(r, u).siconos <= tol {
+        let errors = p.errors(r, u);
+        self.last_errors = Some(errors);
+        let status = if errors.siconos <= tol {
             SolveStatus::Solved
         } else {
             SolveStatus::IterationLimit
@@ -342,6 +389,23 @@ impl FrictionSolver for NewtonAc {
             SolveStatus::Solved => SolveStatus::IterationLimit,
             s => s,
         };
+        // When the last stopping test computed u = W r + q and the errors
+        // at the returned r, they are the report's: not computed twice.
+        if let Some(e) = self.work.last_errors {
+            let status = if e.siconos <= tol && r.iter().all(|v| v.is_finite()) {
+                SolveStatus::Solved
+            } else {
+                otherwise
+            };
+            return Ok(SolveReport {
+                status,
+                solver: "newton-ac",
+                iterations,
+                error: e.siconos,
+                error_abs: e.absolute,
+                time: start.elapsed(),
+            });
+        }
         let stop = Stop {
             solver: "newton-ac",
             iterations,

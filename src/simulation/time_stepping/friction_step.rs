@@ -33,11 +33,13 @@
 //!
 //! With the `default` solver the problem is first given to the
 //! Alart–Curnier Newton method from the previous step's impulses (a few
-//! steps); the default chain runs, from the same start, only when that
-//! does not meet the tolerance.
+//! steps), the contacts without one started from their own one-contact
+//! problem (`friction_fresh.rs`); the default chain runs, from the
+//! same start, only when that does not meet the tolerance.
 
 use nalgebra::DMatrix;
 
+use super::friction_fresh::start_fresh_contacts;
 use super::friction_pattern::{
     block_pairs, build_pattern, fill_values, identity_inactive, select_blocks, Layout, Pattern,
 };
@@ -127,6 +129,11 @@ pub(crate) struct FrictionStep {
     first: Option<Box<dyn FrictionSolver>>,
     /// The warm start, kept for the chain when the first try fails.
     warm: Vec<f64>,
+    /// Contacts of the problem whose warm start is zero (given a start of
+    /// their own before the first Newton try, [`start_fresh_contacts`]).
+    fresh: Vec<usize>,
+    /// The solvers' tolerance (the fresh contacts' local solves use it).
+    tolerance: f64,
     /// Problems by number of contacts.
     sized: Vec<Option<Sized>>,
     /// Full row matrix A and vector b of the active rows, by row count.
@@ -191,6 +198,8 @@ impl FrictionStep {
             solver,
             first,
             warm: Vec::with_capacity(total * dim),
+            fresh: Vec::with_capacity(total),
+            tolerance: settings.tolerance,
             sized: (0..=total).map(|_| None).collect(),
             full: (0..=total).map(|_| None).collect(),
             b: vec![0.0; total],
@@ -696,9 +705,25 @@ impl FrictionStep {
             }
         }
         let report = match &mut self.first {
-            // Newton from the previous step's impulses; the chain from the
+            // Newton from the previous step's impulses, the contacts
+            // without one started by their own problem; the chain from the
             // same start when it does not converge.
             Some(first) => {
+                if !over_all {
+                    let d = self.dim;
+                    self.fresh.clear();
+                    self.fresh.extend(
+                        (0..nc).filter(|&c| slot.r[c * d..c * d + d].iter().all(|&v| v == 0.0)),
+                    );
+                    if !self.fresh.is_empty() {
+                        start_fresh_contacts(
+                            &slot.problem,
+                            &self.fresh,
+                            &mut slot.r,
+                            self.tolerance,
+                        );
+                    }
+                }
                 self.warm.clear();
                 self.warm.extend_from_slice(&slot.r);
                 let tried = first

@@ -440,6 +440,13 @@ impl InteractionWork {
             q[0] = acc;
             return;
         }
+        if self.lagrangian && self.level == LawLevel::Velocity {
+            match m {
+                2 => return self.free_velocity_rows::<2>(sys, q),
+                3 => return self.free_velocity_rows::<3>(sys, q),
+                _ => {}
+            }
+        }
         q.iter_mut().for_each(|x| *x = 0.0);
         for (k, &s) in self.systems.iter().enumerate() {
             let o = self.out[k].as_slice();
@@ -488,6 +495,34 @@ impl InteractionWork {
         }
     }
 
+    /// [`Self::free_output`] of a Lagrangian interaction of `M` = 2 or 3
+    /// rows at velocity level (a frictional contact): q = Σ_i H_i v_free,i
+    /// plus e ẏ_k on normal and complementarity rows and e_T ẏ_k on tangent
+    /// rows, the sums of the general case in the same order, kept in
+    /// registers.
+    #[inline(always)]
+    fn free_velocity_rows<const M: usize>(&self, sys: &[SystemWork], q: &mut [f64]) {
+        let mut acc = [0.0; M];
+        for (o, &s) in self.out.iter().zip(&self.systems) {
+            for (col, &fc) in o.as_slice().chunks_exact(M).zip(sys[s].free_values()) {
+                for (a, &h) in acc.iter_mut().zip(col) {
+                    *a += h * fc;
+                }
+            }
+        }
+        let e_t = self.friction.map_or(0.0, |f| f.tangential_restitution);
+        for (r, a) in acc.iter_mut().enumerate() {
+            match self.rows[r] {
+                RowKind::Complementarity | RowKind::FrictionNormal => {
+                    *a += self.restitution * self.ydot_start[r];
+                }
+                RowKind::FrictionTangent => *a += e_t * self.ydot_start[r],
+                _ => {}
+            }
+        }
+        q[..M].copy_from_slice(&acc);
+    }
+
     /// out ← Σ_i out_i x_i + (b when `affine`), with x_i the vector `pick`
     /// takes from linked system i (linear Lagrangian relations: H x (+ b)).
     pub fn linear_output(
@@ -530,10 +565,43 @@ impl InteractionWork {
     /// y (and ẏ) after the step, from the systems' new state and λ.
     #[inline(always)]
     pub fn update_output(&mut self, rel: &Relation, sys: &[SystemWork], t: f64) {
-        if self.m == 1 && matches!(rel, Relation::LagrangianLinearTi(_)) {
-            self.update_scalar_lagrangian(sys);
-        } else {
-            self.update_output_general(rel, sys, t);
+        if matches!(rel, Relation::LagrangianLinearTi(_)) {
+            match self.m {
+                1 => return self.update_scalar_lagrangian(sys),
+                2 => return self.update_small_lagrangian::<2>(sys),
+                3 => return self.update_small_lagrangian::<3>(sys),
+                _ => {}
+            }
+        }
+        self.update_output_general(rel, sys, t);
+    }
+
+    /// [`Self::update_output`] of a linear Lagrangian relation of `M` = 2
+    /// or 3 rows (a frictional contact): y = H q + b, ẏ = H v and their
+    /// rounding bounds, the sums of the general case in the same order,
+    /// kept in registers.
+    #[inline(always)]
+    fn update_small_lagrangian<const M: usize>(&mut self, sys: &[SystemWork]) {
+        let mut y: [f64; M] = std::array::from_fn(|r| self.e[r]);
+        let mut y_noise: [f64; M] = std::array::from_fn(|r| self.e[r].abs());
+        let (mut ydot, mut ydot_noise) = ([0.0; M], [0.0; M]);
+        for (o, &s) in self.out.iter().zip(&self.systems) {
+            let (q, v) = (&sys[s].q, &sys[s].v);
+            for ((col, &qc), &vc) in o.as_slice().chunks_exact(M).zip(q).zip(v) {
+                for r in 0..M {
+                    let (hq, hv) = (col[r] * qc, col[r] * vc);
+                    y[r] += hq;
+                    y_noise[r] += hq.abs();
+                    ydot[r] += hv;
+                    ydot_noise[r] += hv.abs();
+                }
+            }
+        }
+        for r in 0..M {
+            self.y[r] = y[r];
+            self.y_noise[r] = y_noise[r] * (4.0 * f64::EPSILON);
+            self.ydot[r] = ydot[r];
+            self.ydot_noise[r] = ydot_noise[r] * (4.0 * f64::EPSILON);
         }
     }
 

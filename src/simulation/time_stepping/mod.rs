@@ -28,6 +28,7 @@
 //! never a running sum (see docs/how-a-step-proceeds.md).
 
 mod d1_minus_linear;
+mod friction_fresh;
 mod friction_pattern;
 mod friction_step;
 mod interaction_work;
