@@ -13,7 +13,11 @@
 //! or matrix are computed once (`sin(50*t)` and `-sin(50*t)` share the sine).
 //!
 //! A tape is evaluated on a register array on the stack: register 0 holds t,
-//! the next ones the constants, then one register per operation.
+//! the next ones the constants, then one register per operation; the array
+//! is the smallest of 4, 8, 16 or 64 registers that holds them, every index
+//! checked when the tape is built. A negation at the root of an output costs
+//! no operation: the output flips the sign bit of its register (−x is x with
+//! its sign bit flipped, in IEEE 754 as in Rust).
 
 use std::collections::HashMap;
 use std::f64::consts::PI;
@@ -237,12 +241,9 @@ impl MakeOperators<Sym> for SymOperators {
 /// Registers of a tape: at most this many (t, constants and operations).
 pub(crate) const REGISTERS: usize = 64;
 
-/// Tapes of at most this many registers run on a register file of this
-/// size (copied from its initial values in a few vector moves).
-const SMALL: usize = 16;
-
 /// One operation of a tape: `op` on registers `a` (and `b`), written to
-/// register `dst`.
+/// register `dst`. Every index is below the size of the tape's register
+/// file (checked when the tape is built).
 #[derive(Debug, Clone, Copy)]
 struct Instr {
     op: Op,
@@ -251,16 +252,36 @@ struct Instr {
     dst: u8,
 }
 
+/// One output of a tape: the bits of register `reg` with `sign` (0 or the
+/// sign bit) flipped. An output −e reads e's register with its sign bit
+/// flipped, which is exactly IEEE 754 negation: the tape has no operation
+/// for it.
+#[derive(Debug, Clone, Copy)]
+struct Output {
+    reg: u8,
+    sign: u64,
+}
+
+/// The sign bit of an `f64`.
+const SIGN: u64 = 1 << 63;
+
+/// The initial registers of a tape (t, set at each evaluation, then the
+/// constants, padded with zeros), in the smallest register file that holds
+/// them: a small file is copied in a few moves at each evaluation.
+#[derive(Debug, Clone)]
+enum Registers {
+    R4([f64; 4]),
+    R8([f64; 8]),
+    R16([f64; 16]),
+    R64(Box<[f64; REGISTERS]>),
+}
+
 /// A straight-line program computing several expressions of t at once.
 #[derive(Debug, Clone)]
 pub(crate) struct Tape {
-    /// Initial registers: t (set at each evaluation), then the constants,
-    /// padded with zeros (`small` holds them when they fit).
-    init: Vec<f64>,
-    small: Option<[f64; SMALL]>,
-    code: Vec<Instr>,
-    /// The register of each output.
-    outputs: Vec<u8>,
+    init: Registers,
+    code: Box<[Instr]>,
+    outputs: Box<[Output]>,
 }
 
 /// Builds a tape, sharing identical subexpressions.
@@ -322,6 +343,22 @@ impl Recorder {
             }
         }
     }
+
+    /// The slot of an output and whether it is negated: negations at the
+    /// root of an output are left to the output (−(−e) is e, bit for bit).
+    fn output(&mut self, mut s: &Sym) -> (Slot, bool) {
+        let mut negated = false;
+        while let Sym::Node(node) = s {
+            match &**node {
+                (Op::Neg, a, _) => {
+                    negated = !negated;
+                    s = a;
+                }
+                _ => break,
+            }
+        }
+        (self.slot(s), negated)
+    }
 }
 
 impl Tape {
@@ -329,7 +366,7 @@ impl Tape {
     /// more than [`REGISTERS`] registers.
     pub fn new(values: &[Sym]) -> Option<Tape> {
         let mut rec = Recorder::default();
-        let outs: Vec<Slot> = values.iter().map(|v| rec.slot(v)).collect();
+        let outs: Vec<(Slot, bool)> = values.iter().map(|v| rec.output(v)).collect();
         let first = 1 + rec.consts.len();
         let used = first + rec.code.len();
         if used > REGISTERS {
@@ -342,10 +379,15 @@ impl Tape {
                 Slot::Code(k) => first + k,
             }) as u8
         };
-        let mut init = vec![0.0; if used <= SMALL { SMALL } else { REGISTERS }];
+        let mut init = [0.0; REGISTERS];
         init[1..first].copy_from_slice(&rec.consts);
+        let init = match used {
+            0..=4 => Registers::R4(init[..4].try_into().ok()?),
+            5..=8 => Registers::R8(init[..8].try_into().ok()?),
+            9..=16 => Registers::R16(init[..16].try_into().ok()?),
+            _ => Registers::R64(Box::new(init)),
+        };
         Some(Tape {
-            small: init.as_slice().try_into().ok(),
             init,
             code: rec
                 .code
@@ -358,33 +400,49 @@ impl Tape {
                     dst: (first + k) as u8,
                 })
                 .collect(),
-            outputs: outs.into_iter().map(reg).collect(),
+            outputs: outs
+                .into_iter()
+                .map(|(s, negated)| Output {
+                    reg: reg(s),
+                    sign: if negated { SIGN } else { 0 },
+                })
+                .collect(),
         })
     }
 
     /// `out[k]` ← output k at time t (`out` has one entry per expression).
     #[inline(always)]
     pub fn eval(&self, t: f64, out: &mut [f64]) {
-        match &self.small {
-            Some(init) => self.run(*init, t, out),
-            None => {
-                let init: [f64; REGISTERS] = self.init[..].try_into().expect("registers");
-                self.run(init, t, out)
-            }
+        match &self.init {
+            Registers::R4(init) => self.run(*init, t, out),
+            Registers::R8(init) => self.run(*init, t, out),
+            Registers::R16(init) => self.run(*init, t, out),
+            Registers::R64(init) => self.run_large(init, t, out),
         }
     }
 
+    /// [`Tape::run`] on the largest register file, out of line: it is
+    /// rare, and its copy would weigh on the small files' code.
+    #[inline(never)]
+    #[cold]
+    fn run_large(&self, init: &[f64; REGISTERS], t: f64, out: &mut [f64]) {
+        self.run(*init, t, out)
+    }
+
+    /// The program on the register file `r` (its initial values), with
+    /// r₀ = t.
     #[inline(always)]
     fn run<const R: usize>(&self, mut r: [f64; R], t: f64, out: &mut [f64]) {
         r[0] = t;
-        // R is a power of two: the masks keep every index in bounds.
+        // R is a power of two above every index of the tape: the masks
+        // change no index and spare the bounds checks.
         let mask = R - 1;
-        for ins in &self.code {
+        for ins in self.code.iter() {
             let (a, b) = (r[ins.a as usize & mask], r[ins.b as usize & mask]);
             r[ins.dst as usize & mask] = ins.op.apply(a, b);
         }
-        for (o, &reg) in out.iter_mut().zip(&self.outputs) {
-            *o = r[reg as usize & mask];
+        for (o, put) in out.iter_mut().zip(self.outputs.iter()) {
+            *o = f64::from_bits(r[put.reg as usize & mask].to_bits() ^ put.sign);
         }
     }
 }
@@ -486,7 +544,8 @@ mod tests {
     }
 
     /// Components share their common subexpressions: b(t) = (sin 50t,
-    /// −sin 50t, 2) takes one product, one sine and one negation.
+    /// −sin 50t, 2) takes one product and one sine, the negation being
+    /// the second output's sign.
     #[test]
     fn components_share_subexpressions() {
         let params = BTreeMap::new();
@@ -496,7 +555,7 @@ mod tests {
         let mut all = syms.clone();
         all.push(Sym::Num(2.0));
         let tape = Tape::new(&all).unwrap();
-        assert_eq!(tape.code.len(), 3);
+        assert_eq!(tape.code.len(), 2);
         let mut out = [0.0; 3];
         tape.eval(0.01, &mut out);
         assert_eq!(out, [0.5f64.sin(), -0.5f64.sin(), 2.0]);
@@ -523,5 +582,294 @@ mod tests {
             tape.eval(0.5, &mut out);
             assert_eq!(out[0], expected);
         }
+    }
+
+    /// A small xorshift generator: the random tests are reproducible.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    const UNARY: [Op; 19] = [
+        Op::Neg,
+        Op::Sin,
+        Op::Cos,
+        Op::Tan,
+        Op::Asin,
+        Op::Acos,
+        Op::Atan,
+        Op::Sinh,
+        Op::Cosh,
+        Op::Tanh,
+        Op::Exp,
+        Op::Ln,
+        Op::Log10,
+        Op::Sqrt,
+        Op::Abs,
+        Op::Sign,
+        Op::Floor,
+        Op::Ceil,
+        Op::Round,
+    ];
+
+    const BINARY: [Op; 9] = [
+        Op::Add,
+        Op::Sub,
+        Op::Mul,
+        Op::Div,
+        Op::Pow,
+        Op::Atan2,
+        Op::Hypot,
+        Op::Min,
+        Op::Max,
+    ];
+
+    /// The value of a recorded expression at t by plain recursion over its
+    /// graph (a shared node is computed once per use), with the functions
+    /// of `f64` named here, apart from the tape's.
+    fn by_recursion(s: &Sym, t: f64) -> f64 {
+        match s {
+            Sym::Num(x) => *x,
+            Sym::Time => t,
+            Sym::Node(node) => {
+                let (op, a, b) = &**node;
+                let x = by_recursion(a, t);
+                let y = || by_recursion(b, t);
+                match op {
+                    Op::Add => x + y(),
+                    Op::Sub => x - y(),
+                    Op::Mul => x * y(),
+                    Op::Div => x / y(),
+                    Op::Pow => x.powf(y()),
+                    Op::Atan2 => x.atan2(y()),
+                    Op::Hypot => x.hypot(y()),
+                    Op::Min => x.min(y()),
+                    Op::Max => x.max(y()),
+                    Op::Neg => -x,
+                    Op::Sin => x.sin(),
+                    Op::Cos => x.cos(),
+                    Op::Tan => x.tan(),
+                    Op::Asin => x.asin(),
+                    Op::Acos => x.acos(),
+                    Op::Atan => x.atan(),
+                    Op::Sinh => x.sinh(),
+                    Op::Cosh => x.cosh(),
+                    Op::Tanh => x.tanh(),
+                    Op::Exp => x.exp(),
+                    Op::Ln => x.ln(),
+                    Op::Log10 => x.log10(),
+                    Op::Sqrt => x.sqrt(),
+                    Op::Abs => x.abs(),
+                    Op::Sign => {
+                        if x > 0.0 {
+                            1.0
+                        } else if x < 0.0 {
+                            -1.0
+                        } else if x == 0.0 {
+                            0.0
+                        } else {
+                            f64::NAN
+                        }
+                    }
+                    Op::Floor => x.floor(),
+                    Op::Ceil => x.ceil(),
+                    Op::Round => x.round(),
+                }
+            }
+        }
+    }
+
+    /// A random graph of `n` nodes over t and a few constants: operands
+    /// are drawn among the nodes built so far (shared subtrees), and some
+    /// nodes are rebuilt from the same operands (equal but distinct).
+    fn random_graph(rng: &mut Rng, n: usize) -> Vec<Sym> {
+        let leaves = [-2.5, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 50.0, PI];
+        let mut pool = vec![Sym::Time, Sym::Time];
+        while pool.len() < n {
+            let pick = |rng: &mut Rng, pool: &[Sym]| {
+                if rng.below(4) == 0 {
+                    Sym::Num(leaves[rng.below(leaves.len())])
+                } else {
+                    pool[rng.below(pool.len())].clone()
+                }
+            };
+            let node = match rng.below(3) {
+                0 => Sym::unary(UNARY[rng.below(UNARY.len())], pick(rng, &pool)),
+                1 => {
+                    let k = rng.below(pool.len());
+                    match &pool[k] {
+                        Sym::Node(node) => {
+                            let (op, a, b) = (**node).clone();
+                            if op.is_binary() {
+                                Sym::binary(op, a, b)
+                            } else {
+                                Sym::unary(op, a)
+                            }
+                        }
+                        other => other.clone(),
+                    }
+                }
+                _ => {
+                    let a = pick(rng, &pool);
+                    let b = pick(rng, &pool);
+                    Sym::binary(BINARY[rng.below(BINARY.len())], a, b)
+                }
+            };
+            pool.push(node);
+        }
+        pool
+    }
+
+    /// Equal bits, or both NaN: Rust leaves the sign and payload of a
+    /// NaN result unspecified (libm's `ln(-1)` gives −NaN, `signum` +NaN).
+    fn same_bits(x: f64, y: f64) -> bool {
+        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+    }
+
+    /// Tapes of random graphs (every operation, shared and repeated
+    /// subtrees, negated outputs, −(−e), constants and t as outputs) give
+    /// the values of the plain recursion to the last bit.
+    #[test]
+    fn random_tapes_equal_the_recursion_to_the_bit() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let ts = [
+            0.0, -0.0, 1e-4, 0.0123, 0.3, 0.5, 1.0, 2.75, 10.0, -3.2, 1e3,
+        ];
+        let mut tapes = 0;
+        let mut sizes = std::collections::HashSet::new();
+        for _ in 0..400 {
+            let n = 3 + rng.below(40);
+            let pool = random_graph(&mut rng, n);
+            let mut outputs: Vec<Sym> = if rng.below(4) == 0 {
+                pool.clone()
+            } else {
+                (0..1 + rng.below(6))
+                    .map(|_| pool[rng.below(pool.len())].clone())
+                    .collect()
+            };
+            let k = rng.below(outputs.len());
+            outputs[k] = Sym::unary(Op::Neg, outputs[k].clone());
+            if rng.below(3) == 0 {
+                let last = outputs.len() - 1;
+                outputs[last] = Sym::unary(Op::Neg, Sym::unary(Op::Neg, outputs[last].clone()));
+            }
+            outputs.push(Sym::Num(leaves_sample(&mut rng)));
+            let Some(tape) = Tape::new(&outputs) else {
+                continue;
+            };
+            tapes += 1;
+            sizes.insert(std::mem::discriminant(&tape.init));
+            let mut out = vec![0.0; outputs.len()];
+            for t in ts {
+                tape.eval(t, &mut out);
+                for (k, (s, &x)) in outputs.iter().zip(&out).enumerate() {
+                    let y = by_recursion(s, t);
+                    assert!(
+                        same_bits(x, y),
+                        "output {k} at t = {t}: tape {x:e} ({:#x}), recursion {y:e} ({:#x}) {s:?}",
+                        x.to_bits(),
+                        y.to_bits()
+                    );
+                }
+            }
+        }
+        assert!(tapes > 300, "{tapes} tapes");
+        assert_eq!(sizes.len(), 4, "every register file size is exercised");
+    }
+
+    fn leaves_sample(rng: &mut Rng) -> f64 {
+        [0.0, -0.0, 2.0, -7.5][rng.below(4)]
+    }
+
+    /// A random expression text over t, the parameters and every function
+    /// and operator of the grammar (docs/scenarios.md).
+    fn random_text(rng: &mut Rng, depth: usize, shared: &[String]) -> String {
+        const LEAVES: [&str; 9] = ["t", "t", "w", "a", "b", "2", "0.5", "1e-2", "pi"];
+        const UN: [&str; 18] = [
+            "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "ln",
+            "log10", "sqrt", "abs", "sign", "floor", "ceil", "round",
+        ];
+        const FN2: [&str; 5] = ["pow", "atan2", "hypot", "min", "max"];
+        const OPS: [&str; 5] = ["+", "-", "*", "/", "^"];
+        if depth == 0 || rng.below(5) == 0 {
+            return LEAVES[rng.below(LEAVES.len())].to_string();
+        }
+        if !shared.is_empty() && rng.below(4) == 0 {
+            return format!("({})", shared[rng.below(shared.len())]);
+        }
+        let sub = |rng: &mut Rng| random_text(rng, depth - 1, shared);
+        match rng.below(4) {
+            0 => format!("{}({})", UN[rng.below(UN.len())], sub(rng)),
+            1 => format!("{}({}, {})", FN2[rng.below(FN2.len())], sub(rng), sub(rng)),
+            2 => format!("-({})", sub(rng)),
+            _ => format!("{} {} {}", sub(rng), OPS[rng.below(OPS.len())], sub(rng)),
+        }
+    }
+
+    /// Vectors of random expression texts sharing subexpressions, compiled
+    /// as a scenario compiles them: the tape of all components gives
+    /// exmex's own evaluation of each text to the last bit.
+    #[test]
+    fn random_texts_equal_exmex_to_the_bit() {
+        let params: BTreeMap<String, f64> = [("w", 50.0), ("a", 0.3), ("b", -1.7)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let ts = [0.0, 1e-4, 0.0123, 0.5, 1.0, 3.7, -2.5, 123.456];
+        let (mut checked, mut refused) = (0, 0);
+        for _ in 0..150 {
+            let shared: Vec<String> = (0..2).map(|_| random_text(&mut rng, 2, &[])).collect();
+            let texts: Vec<String> = (0..1 + rng.below(4))
+                .map(|_| match rng.below(3) {
+                    0 => format!("-({} + t)", random_text(&mut rng, 3, &shared)),
+                    _ => format!("{} + t", random_text(&mut rng, 3, &shared)),
+                })
+                .collect();
+            // Texts the grammar refuses (exmex's limits on nested
+            // two-argument functions) are left out.
+            let compiled: Option<Vec<_>> = texts
+                .iter()
+                .map(
+                    |text| match Scope::constant(&params).with_time(true).compile(text) {
+                        Ok(Value::Timed(e)) => Some(e),
+                        Ok(Value::Constant(_)) => panic!("{text} depends on t"),
+                        Err(_) => None,
+                    },
+                )
+                .collect();
+            let Some(exprs) = compiled else {
+                refused += 1;
+                continue;
+            };
+            let syms: Option<Vec<Sym>> = exprs.iter().map(|e| e.sym.clone()).collect();
+            let syms = syms.unwrap_or_else(|| panic!("{texts:?} were not recorded"));
+            let Some(tape) = Tape::new(&syms) else {
+                continue;
+            };
+            checked += 1;
+            let mut out = vec![0.0; texts.len()];
+            for t in ts {
+                tape.eval(t, &mut out);
+                for ((text, e), &x) in texts.iter().zip(&exprs).zip(&out) {
+                    let y = e.eval(t);
+                    assert!(
+                        same_bits(x, y),
+                        "{text} at t = {t}: tape {x:e}, exmex {y:e}"
+                    );
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} vectors, {refused} refused");
     }
 }
