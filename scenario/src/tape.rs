@@ -25,6 +25,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use exmex::{BinOp, MakeOperators, Operator};
+use nonsmooth::modelling::functions::TimeFn;
 
 /// The operations of scenario expressions (see `expr::Operators`, whose
 /// functions these are).
@@ -411,40 +412,104 @@ impl Tape {
     }
 
     /// `out[k]` ← output k at time t (`out` has one entry per expression).
-    #[inline(always)]
     pub fn eval(&self, t: f64, out: &mut [f64]) {
         match &self.init {
-            Registers::R4(init) => self.run(*init, t, out),
-            Registers::R8(init) => self.run(*init, t, out),
-            Registers::R16(init) => self.run(*init, t, out),
-            Registers::R64(init) => self.run_large(init, t, out),
+            Registers::R4(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
+            Registers::R8(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
+            Registers::R16(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
+            Registers::R64(init) => Program::new(**init, &*self.code).write(t, &self.outputs, out),
         }
     }
 
-    /// [`Tape::run`] on the largest register file, out of line: it is
-    /// rare, and its copy would weigh on the small files' code.
-    #[inline(never)]
-    #[cold]
-    fn run_large(&self, init: &[f64; REGISTERS], t: f64, out: &mut [f64]) {
-        self.run(*init, t, out)
+    /// The tape as a function `out ← values(t)`, specialised at build time
+    /// to its register file and, for up to four outputs, to their number:
+    /// an evaluation dispatches on the operations alone.
+    pub fn into_fn(self) -> TimeFn {
+        let Tape {
+            init,
+            code,
+            outputs,
+        } = self;
+        match init {
+            Registers::R4(init) => sized(Program::new(init, code), outputs),
+            Registers::R8(init) => sized(Program::new(init, code), outputs),
+            Registers::R16(init) => sized(Program::new(init, code), outputs),
+            Registers::R64(init) => {
+                let p = Program::new(*init, code);
+                Arc::new(move |t, out: &mut [f64]| p.write(t, &outputs, out))
+            }
+        }
+    }
+}
+
+/// A tape's operations on a register file of `R` registers (a power of
+/// two above every index of the operations).
+struct Program<const R: usize, C> {
+    init: [f64; R],
+    code: C,
+}
+
+impl<const R: usize, C: std::ops::Deref<Target = [Instr]>> Program<R, C> {
+    fn new(init: [f64; R], code: C) -> Self {
+        Program { init, code }
     }
 
-    /// The program on the register file `r` (its initial values), with
-    /// r₀ = t.
+    /// The registers after the operations, from r₀ = t and the constants.
     #[inline(always)]
-    fn run<const R: usize>(&self, mut r: [f64; R], t: f64, out: &mut [f64]) {
+    fn registers(&self, t: f64) -> [f64; R] {
+        let mut r = self.init;
         r[0] = t;
-        // R is a power of two above every index of the tape: the masks
-        // change no index and spare the bounds checks.
+        // The masks change no index (every index is below R, a power of
+        // two) and spare the bounds checks.
         let mask = R - 1;
         for ins in self.code.iter() {
             let (a, b) = (r[ins.a as usize & mask], r[ins.b as usize & mask]);
             r[ins.dst as usize & mask] = ins.op.apply(a, b);
         }
-        for (o, put) in out.iter_mut().zip(self.outputs.iter()) {
-            *o = f64::from_bits(r[put.reg as usize & mask].to_bits() ^ put.sign);
+        r
+    }
+
+    /// `out[k]` ← output k at time t.
+    #[inline(always)]
+    fn write(&self, t: f64, outputs: &[Output], out: &mut [f64]) {
+        let r = self.registers(t);
+        for (o, put) in out.iter_mut().zip(outputs) {
+            *o = put.read(&r);
         }
     }
+}
+
+impl Output {
+    /// The output's value among the registers `r` (a file of a power of
+    /// two registers above its index).
+    #[inline(always)]
+    fn read<const R: usize>(self, r: &[f64; R]) -> f64 {
+        f64::from_bits(r[self.reg as usize & (R - 1)].to_bits() ^ self.sign)
+    }
+}
+
+/// The function of a program on a small register file, specialised to the
+/// number of outputs up to four (their reads unrolled).
+fn sized<const R: usize>(p: Program<R, Box<[Instr]>>, outputs: Box<[Output]>) -> TimeFn {
+    match *outputs {
+        [a] => fixed(p, [a]),
+        [a, b] => fixed(p, [a, b]),
+        [a, b, c] => fixed(p, [a, b, c]),
+        [a, b, c, d] => fixed(p, [a, b, c, d]),
+        _ => Arc::new(move |t, out: &mut [f64]| p.write(t, &outputs, out)),
+    }
+}
+
+fn fixed<const R: usize, const N: usize>(
+    p: Program<R, Box<[Instr]>>,
+    outputs: [Output; N],
+) -> TimeFn {
+    Arc::new(move |t, out: &mut [f64]| {
+        let r = p.registers(t);
+        for (o, put) in out.iter_mut().zip(outputs) {
+            *o = put.read(&r);
+        }
+    })
 }
 
 #[cfg(test)]
@@ -747,6 +812,7 @@ mod tests {
         ];
         let mut tapes = 0;
         let mut sizes = std::collections::HashSet::new();
+        let mut counts = std::collections::BTreeSet::new();
         for _ in 0..400 {
             let n = 3 + rng.below(40);
             let pool = random_graph(&mut rng, n);
@@ -763,16 +829,26 @@ mod tests {
                 let last = outputs.len() - 1;
                 outputs[last] = Sym::unary(Op::Neg, Sym::unary(Op::Neg, outputs[last].clone()));
             }
-            outputs.push(Sym::Num(leaves_sample(&mut rng)));
+            if rng.below(2) == 0 {
+                outputs.push(Sym::Num(leaves_sample(&mut rng)));
+            }
+            counts.insert(outputs.len().min(5));
             let Some(tape) = Tape::new(&outputs) else {
                 continue;
             };
             tapes += 1;
             sizes.insert(std::mem::discriminant(&tape.init));
+            let f = tape.clone().into_fn();
             let mut out = vec![0.0; outputs.len()];
+            let mut by_fn = vec![0.0; outputs.len()];
             for t in ts {
                 tape.eval(t, &mut out);
-                for (k, (s, &x)) in outputs.iter().zip(&out).enumerate() {
+                f(t, &mut by_fn);
+                for (k, ((s, &x), &z)) in outputs.iter().zip(&out).zip(&by_fn).enumerate() {
+                    assert!(
+                        same_bits(x, z),
+                        "output {k} at t = {t}: eval {x:e}, fn {z:e}"
+                    );
                     let y = by_recursion(s, t);
                     assert!(
                         same_bits(x, y),
@@ -785,6 +861,7 @@ mod tests {
         }
         assert!(tapes > 300, "{tapes} tapes");
         assert_eq!(sizes.len(), 4, "every register file size is exercised");
+        assert_eq!(counts.len(), 5, "1 to 4 outputs and more are exercised");
     }
 
     fn leaves_sample(rng: &mut Rng) -> f64 {
@@ -858,9 +935,10 @@ mod tests {
                 continue;
             };
             checked += 1;
+            let f = tape.into_fn();
             let mut out = vec![0.0; texts.len()];
             for t in ts {
-                tape.eval(t, &mut out);
+                f(t, &mut out);
                 for ((text, e), &x) in texts.iter().zip(&exprs).zip(&out) {
                     let y = e.eval(t);
                     assert!(
