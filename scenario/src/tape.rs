@@ -13,7 +13,11 @@
 //! or matrix are computed once (`sin(50*t)` and `-sin(50*t)` share the sine).
 //!
 //! A tape is evaluated on a register array on the stack: register 0 holds t,
-//! the next ones the constants, then one register per operation.
+//! the next ones the constants, then one register per operation; the array
+//! is the smallest of 4, 8, 16 or 64 registers that holds them, every index
+//! checked when the tape is built. A negation at the root of an output costs
+//! no operation: the output flips the sign bit of its register (−x is x with
+//! its sign bit flipped, in IEEE 754 as in Rust).
 
 use std::collections::HashMap;
 use std::f64::consts::PI;
@@ -21,6 +25,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use exmex::{BinOp, MakeOperators, Operator};
+use nonsmooth::modelling::functions::TimeFn;
 
 /// The operations of scenario expressions (see `expr::Operators`, whose
 /// functions these are).
@@ -237,12 +242,9 @@ impl MakeOperators<Sym> for SymOperators {
 /// Registers of a tape: at most this many (t, constants and operations).
 pub(crate) const REGISTERS: usize = 64;
 
-/// Tapes of at most this many registers run on a register file of this
-/// size (copied from its initial values in a few vector moves).
-const SMALL: usize = 16;
-
 /// One operation of a tape: `op` on registers `a` (and `b`), written to
-/// register `dst`.
+/// register `dst`. Every index is below the size of the tape's register
+/// file (checked when the tape is built).
 #[derive(Debug, Clone, Copy)]
 struct Instr {
     op: Op,
@@ -251,16 +253,36 @@ struct Instr {
     dst: u8,
 }
 
+/// One output of a tape: the bits of register `reg` with `sign` (0 or the
+/// sign bit) flipped. An output −e reads e's register with its sign bit
+/// flipped, which is exactly IEEE 754 negation: the tape has no operation
+/// for it.
+#[derive(Debug, Clone, Copy)]
+struct Output {
+    reg: u8,
+    sign: u64,
+}
+
+/// The sign bit of an `f64`.
+const SIGN: u64 = 1 << 63;
+
+/// The initial registers of a tape (t, set at each evaluation, then the
+/// constants, padded with zeros), in the smallest register file that holds
+/// them: a small file is copied in a few moves at each evaluation.
+#[derive(Debug, Clone)]
+enum Registers {
+    R4([f64; 4]),
+    R8([f64; 8]),
+    R16([f64; 16]),
+    R64(Box<[f64; REGISTERS]>),
+}
+
 /// A straight-line program computing several expressions of t at once.
 #[derive(Debug, Clone)]
 pub(crate) struct Tape {
-    /// Initial registers: t (set at each evaluation), then the constants,
-    /// padded with zeros (`small` holds them when they fit).
-    init: Vec<f64>,
-    small: Option<[f64; SMALL]>,
-    code: Vec<Instr>,
-    /// The register of each output.
-    outputs: Vec<u8>,
+    init: Registers,
+    code: Box<[Instr]>,
+    outputs: Box<[Output]>,
 }
 
 /// Builds a tape, sharing identical subexpressions.
@@ -322,6 +344,22 @@ impl Recorder {
             }
         }
     }
+
+    /// The slot of an output and whether it is negated: negations at the
+    /// root of an output are left to the output (−(−e) is e, bit for bit).
+    fn output(&mut self, mut s: &Sym) -> (Slot, bool) {
+        let mut negated = false;
+        while let Sym::Node(node) = s {
+            match &**node {
+                (Op::Neg, a, _) => {
+                    negated = !negated;
+                    s = a;
+                }
+                _ => break,
+            }
+        }
+        (self.slot(s), negated)
+    }
 }
 
 impl Tape {
@@ -329,7 +367,7 @@ impl Tape {
     /// more than [`REGISTERS`] registers.
     pub fn new(values: &[Sym]) -> Option<Tape> {
         let mut rec = Recorder::default();
-        let outs: Vec<Slot> = values.iter().map(|v| rec.slot(v)).collect();
+        let outs: Vec<(Slot, bool)> = values.iter().map(|v| rec.output(v)).collect();
         let first = 1 + rec.consts.len();
         let used = first + rec.code.len();
         if used > REGISTERS {
@@ -342,10 +380,15 @@ impl Tape {
                 Slot::Code(k) => first + k,
             }) as u8
         };
-        let mut init = vec![0.0; if used <= SMALL { SMALL } else { REGISTERS }];
+        let mut init = [0.0; REGISTERS];
         init[1..first].copy_from_slice(&rec.consts);
+        let init = match used {
+            0..=4 => Registers::R4(init[..4].try_into().ok()?),
+            5..=8 => Registers::R8(init[..8].try_into().ok()?),
+            9..=16 => Registers::R16(init[..16].try_into().ok()?),
+            _ => Registers::R64(Box::new(init)),
+        };
         Some(Tape {
-            small: init.as_slice().try_into().ok(),
             init,
             code: rec
                 .code
@@ -358,170 +401,116 @@ impl Tape {
                     dst: (first + k) as u8,
                 })
                 .collect(),
-            outputs: outs.into_iter().map(reg).collect(),
+            outputs: outs
+                .into_iter()
+                .map(|(s, negated)| Output {
+                    reg: reg(s),
+                    sign: if negated { SIGN } else { 0 },
+                })
+                .collect(),
         })
     }
 
     /// `out[k]` ← output k at time t (`out` has one entry per expression).
-    #[inline(always)]
     pub fn eval(&self, t: f64, out: &mut [f64]) {
-        match &self.small {
-            Some(init) => self.run(*init, t, out),
-            None => {
-                let init: [f64; REGISTERS] = self.init[..].try_into().expect("registers");
-                self.run(init, t, out)
-            }
+        match &self.init {
+            Registers::R4(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
+            Registers::R8(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
+            Registers::R16(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
+            Registers::R64(init) => Program::new(**init, &*self.code).write(t, &self.outputs, out),
         }
     }
 
+    /// The tape as a function `out ← values(t)`, specialised at build time
+    /// to its register file and, for up to four outputs, to their number:
+    /// an evaluation dispatches on the operations alone.
+    pub fn into_fn(self) -> TimeFn {
+        let Tape {
+            init,
+            code,
+            outputs,
+        } = self;
+        match init {
+            Registers::R4(init) => sized(Program::new(init, code), outputs),
+            Registers::R8(init) => sized(Program::new(init, code), outputs),
+            Registers::R16(init) => sized(Program::new(init, code), outputs),
+            Registers::R64(init) => {
+                let p = Program::new(*init, code);
+                Arc::new(move |t, out: &mut [f64]| p.write(t, &outputs, out))
+            }
+        }
+    }
+}
+
+/// A tape's operations on a register file of `R` registers (a power of
+/// two above every index of the operations).
+struct Program<const R: usize, C> {
+    init: [f64; R],
+    code: C,
+}
+
+impl<const R: usize, C: std::ops::Deref<Target = [Instr]>> Program<R, C> {
+    fn new(init: [f64; R], code: C) -> Self {
+        Program { init, code }
+    }
+
+    /// The registers after the operations, from r₀ = t and the constants.
     #[inline(always)]
-    fn run<const R: usize>(&self, mut r: [f64; R], t: f64, out: &mut [f64]) {
+    fn registers(&self, t: f64) -> [f64; R] {
+        let mut r = self.init;
         r[0] = t;
-        // R is a power of two: the masks keep every index in bounds.
+        // The masks change no index (every index is below R, a power of
+        // two) and spare the bounds checks.
         let mask = R - 1;
-        for ins in &self.code {
+        for ins in self.code.iter() {
             let (a, b) = (r[ins.a as usize & mask], r[ins.b as usize & mask]);
             r[ins.dst as usize & mask] = ins.op.apply(a, b);
         }
-        for (o, &reg) in out.iter_mut().zip(&self.outputs) {
-            *o = r[reg as usize & mask];
+        r
+    }
+
+    /// `out[k]` ← output k at time t.
+    #[inline(always)]
+    fn write(&self, t: f64, outputs: &[Output], out: &mut [f64]) {
+        let r = self.registers(t);
+        for (o, put) in out.iter_mut().zip(outputs) {
+            *o = put.read(&r);
         }
     }
+}
+
+impl Output {
+    /// The output's value among the registers `r` (a file of a power of
+    /// two registers above its index).
+    #[inline(always)]
+    fn read<const R: usize>(self, r: &[f64; R]) -> f64 {
+        f64::from_bits(r[self.reg as usize & (R - 1)].to_bits() ^ self.sign)
+    }
+}
+
+/// The function of a program on a small register file, specialised to the
+/// number of outputs up to four (their reads unrolled).
+fn sized<const R: usize>(p: Program<R, Box<[Instr]>>, outputs: Box<[Output]>) -> TimeFn {
+    match *outputs {
+        [a] => fixed(p, [a]),
+        [a, b] => fixed(p, [a, b]),
+        [a, b, c] => fixed(p, [a, b, c]),
+        [a, b, c, d] => fixed(p, [a, b, c, d]),
+        _ => Arc::new(move |t, out: &mut [f64]| p.write(t, &outputs, out)),
+    }
+}
+
+fn fixed<const R: usize, const N: usize>(
+    p: Program<R, Box<[Instr]>>,
+    outputs: [Output; N],
+) -> TimeFn {
+    Arc::new(move |t, out: &mut [f64]| {
+        let r = p.registers(t);
+        for (o, put) in out.iter_mut().zip(outputs) {
+            *o = put.read(&r);
+        }
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::BTreeMap;
-
-    use exmex::MakeOperators;
-
-    use super::*;
-    use crate::expr::{Operators, Scope, Value};
-
-    #[test]
-    fn the_operator_tables_agree() {
-        let f = <Operators as MakeOperators<f64>>::make();
-        let s = <SymOperators as MakeOperators<Sym>>::make();
-        assert_eq!(f.len(), s.len());
-        for (a, b) in f.iter().zip(&s) {
-            assert_eq!(a.repr(), b.repr());
-            assert_eq!(a.has_bin(), b.has_bin(), "{}", a.repr());
-            assert_eq!(a.has_unary(), b.has_unary(), "{}", a.repr());
-            assert_eq!(
-                a.constant().is_some(),
-                b.constant().is_some(),
-                "{}",
-                a.repr()
-            );
-            if let (Ok(x), Ok(y)) = (a.bin(), b.bin()) {
-                assert_eq!(x.prio, y.prio, "{}", a.repr());
-                assert_eq!(x.is_commutative, y.is_commutative, "{}", a.repr());
-            }
-        }
-    }
-
-    fn compile(text: &str, params: &BTreeMap<String, f64>) -> crate::expr::TimeExpr {
-        match Scope::constant(params)
-            .with_time(true)
-            .compile(text)
-            .unwrap()
-        {
-            Value::Timed(e) => e,
-            Value::Constant(_) => panic!("{text} does not depend on t"),
-        }
-    }
-
-    /// The tape gives exmex's values to the last bit, for expressions that
-    /// exercise every operator, priorities, signs, folding of parameters
-    /// and constants, and nesting.
-    #[test]
-    fn tapes_equal_exmex_to_the_bit() {
-        let params: BTreeMap<String, f64> = [("w", 50.0), ("a", 0.3), ("b", -1.7), ("e", 0.5)]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-        let texts = [
-            "sin(50*t)",
-            "-sin(50*t)",
-            "sin(w*t) + a",
-            "a*t*b/3",
-            "t*2*3",
-            "2*3*t",
-            "t/3*7",
-            "1 - t - 2 + t*t",
-            "a - b + t - e",
-            "t^2/2 - (a*t)^3",
-            "(-t)^2 + 2^-t",
-            "pow(t, 1.5) + atan2(t, a) + min(t, 0.5) + max(a, t)",
-            "cos(t)*tan(t/9) - asin(t/100) + acos(t/200) - atan(t)",
-            "sinh(t/10) + cosh(t/10) - tanh(t) + exp(-t) + ln(1 + t) + log10(2 + t)",
-            "sqrt(abs(t - 1)) * sign(t - 1) + floor(3*t) - ceil(t) + round(t*2.5)",
-            "-(t^2) + -a*t + +t",
-            "2*pi*t + pi",
-            "1e-3*t + 2.5E+1*sin(pi*t)",
-            "max(min(t, 1), 0.25) * -cos(w*t + pi/2)",
-            "a*b*t*e*w/t/t*t",
-            "sin(sin(sin(t)))",
-            "-(-(-t))",
-        ];
-        let ts = [0.0, 1e-4, 0.0123, 0.5, 1.0, 3.7, 10.0, 123.456, -2.5];
-        for text in texts {
-            let e = compile(text, &params);
-            let sym = e
-                .sym
-                .clone()
-                .unwrap_or_else(|| panic!("{text} was not recorded"));
-            let tape = Tape::new(&[sym]).unwrap_or_else(|| panic!("{text}: no tape"));
-            for t in ts {
-                let mut out = [0.0];
-                tape.eval(t, &mut out);
-                let x = e.eval(t);
-                assert!(
-                    out[0].to_bits() == x.to_bits() || (out[0].is_nan() && x.is_nan()),
-                    "{text} at t = {t}: tape {} exmex {x}",
-                    out[0]
-                );
-            }
-        }
-    }
-
-    /// Components share their common subexpressions: b(t) = (sin 50t,
-    /// −sin 50t, 2) takes one product, one sine and one negation.
-    #[test]
-    fn components_share_subexpressions() {
-        let params = BTreeMap::new();
-        let syms = ["sin(50*t)", "-sin(50*t)"]
-            .map(|text| compile(text, &params).sym.unwrap())
-            .to_vec();
-        let mut all = syms.clone();
-        all.push(Sym::Num(2.0));
-        let tape = Tape::new(&all).unwrap();
-        assert_eq!(tape.code.len(), 3);
-        let mut out = [0.0; 3];
-        tape.eval(0.01, &mut out);
-        assert_eq!(out, [0.5f64.sin(), -0.5f64.sin(), 2.0]);
-    }
-
-    #[test]
-    fn long_expressions_have_no_tape() {
-        // t + 1 + 2 + … + 70: 70 constants and 70 additions.
-        let mut sum = Sym::Time;
-        for k in 1..=70 {
-            sum = Sym::binary(Op::Add, sum, Sym::Num(k as f64));
-        }
-        assert!(Tape::new(&[sum.clone()]).is_none());
-        // 15 registers (the small register file) and 41.
-        for n in [7, 20] {
-            let mut short = Sym::Time;
-            let mut expected = 0.5;
-            for k in 1..=n {
-                short = Sym::binary(Op::Add, short, Sym::Num(k as f64));
-                expected += k as f64;
-            }
-            let tape = Tape::new(&[short]).unwrap();
-            let mut out = [0.0];
-            tape.eval(0.5, &mut out);
-            assert_eq!(out[0], expected);
-        }
-    }
-}
+mod tests;

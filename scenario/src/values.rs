@@ -121,7 +121,7 @@ impl<'a> Ctx<'a> {
         if let Some(tape) = tape_of(&values, self.t0) {
             return Ok(TimeVector::Function {
                 dim,
-                f: Arc::new(move |t, out: &mut [f64]| tape.eval(t, out)),
+                f: tape.into_fn(),
             });
         }
         Ok(TimeVector::Function {
