@@ -3,7 +3,9 @@
 //! Alart–Curnier function with a backtracking line search, and the projected
 //! fixed point r ← P_K(r − ρ û). Allocation-free (stack arrays only).
 
-use super::cone::{alart_curnier, contact_natural_map_sq, project_on_cone, tangent_norm};
+use super::cone::{
+    alart_curnier, alart_curnier_value, contact_natural_map_sq, project_on_cone, tangent_norm,
+};
 
 /// u ← W r + q for one contact.
 #[inline(always)]
@@ -201,19 +203,15 @@ pub fn newton_ac(
     let (mut phi, mut dm, mut em) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
     let mut u = [0.0; 3];
     contact_velocity(d, w, q, r, &mut u);
-    // Φ, D, E at r: computed lazily at the first iteration, then carried
-    // over from the accepted line-search trial (the same figures).
-    let mut have_phi = false;
-    let (mut trial, mut ut) = ([0.0; 3], [0.0; 3]);
-    let (mut pt, mut d2, mut e2) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
+    // Φ and its Jacobian D, E at r, once r fails the stopping test; the
+    // line search's trials need Φ alone (an accepted trial that passes the
+    // test never needs its Jacobian).
+    let (mut trial, mut ut, mut pt) = ([0.0; 3], [0.0; 3], [0.0; 3]);
     for _ in 0..max_iter {
         if contact_natural_map_sq(r, &u[..d], mu).sqrt() <= tol {
             return true;
         }
-        if !have_phi {
-            alart_curnier(r, &u[..d], mu, rho, &mut phi, &mut dm, &mut em);
-            have_phi = true;
-        }
+        alart_curnier(r, &u[..d], mu, rho, &mut phi, &mut dm, &mut em);
         let psi: f64 = phi[..d].iter().map(|v| v * v).sum();
         let mut jac = [[0.0; 3]; 3];
         for a in 0..d {
@@ -237,7 +235,7 @@ pub fn newton_ac(
                 trial[k] = r[k] + t * step[k];
             }
             contact_velocity(d, w, q, &trial[..d], &mut ut);
-            alart_curnier(&trial[..d], &ut[..d], mu, rho, &mut pt, &mut d2, &mut e2);
+            alart_curnier_value(&trial[..d], &ut[..d], mu, rho, &mut pt);
             let pt2: f64 = pt[..d].iter().map(|v| v * v).sum();
             if pt2 <= (1.0 - 2e-4 * t) * psi {
                 accepted = true;
@@ -249,7 +247,7 @@ pub fn newton_ac(
             return false;
         }
         r[..d].copy_from_slice(&trial[..d]);
-        (u, phi, dm, em) = (ut, pt, d2, e2);
+        u = ut;
     }
     contact_error(d, w, q, mu, r) <= tol
 }
