@@ -176,17 +176,15 @@ impl Contacts {
         for (c, cols) in w.chunks_exact((n * D).max(1)).enumerate() {
             // s_k = Σ_b |W_{k, cD+b}| over the block column's D columns
             // (plain float loops over contiguous columns: they vectorise).
+            // The D columns are read side by side: one store per row.
             let acc = &mut self.sums[..n];
-            for (b, column) in cols.chunks_exact(n).enumerate() {
-                if b == 0 {
-                    for (a, v) in acc.iter_mut().zip(column) {
-                        *a = v.abs();
-                    }
-                } else {
-                    for (a, v) in acc.iter_mut().zip(column) {
-                        *a += v.abs();
-                    }
+            let column: [&[f64]; D] = std::array::from_fn(|b| &cols[b * n..b * n + n]);
+            for (k, a) in acc.iter_mut().enumerate() {
+                let mut s = 0.0;
+                for c in &column {
+                    s += c[k].abs();
                 }
+                *a = s;
             }
             let (segs, _) = acc.as_chunks::<D>();
             for (j, seg) in segs.iter().enumerate() {

@@ -109,7 +109,7 @@ impl Nsgs {
     /// The forcing η of the local solves' tolerance: sweep k solves each
     /// contact to the relative accuracy max(10⁻³ tol, η ε_{k−1}), where
     /// ε_{k−1} = ‖r^{k−1} − r^{k−2}‖ / ‖r^{k−1}‖ is the previous sweep's
-    /// relative change (ε_0 = 1). While the sweeps still move r, a local
+    /// relative change (ε_0 = 0: the first sweep is exact). While the sweeps still move r, a local
     /// solve closer than that is wasted (the next visit changes q̃_i by about
     /// as much); as r converges the local tolerance tightens to 10⁻³ tol.
     /// η = 0 solves every visit to 10⁻³ tol; the default is
@@ -265,7 +265,8 @@ impl Nsgs {
         tol: f64,
     ) -> usize {
         let base = (1e-3 * tol).max(1e-15);
-        let mut change = 1.0;
+        // The first sweep is exact: a warm start's change is not known.
+        let mut change = 0.0;
         let copied = self.contacts.is_copied();
         if copied {
             self.contacts.reset_free(p, r);
