@@ -12,7 +12,10 @@
 //! the closed forms of `local::closed_form` (separated: q̃_N ≥ 0 gives
 //! r_i = 0; sticking: r_i = −W_ii⁻¹ q̃_i when it lies in the cone, with W_ii⁻¹
 //! computed once per solve) and runs the local Newton on the other (sliding)
-//! contacts only. The error (see [`FrictionProblem::errors`]) is checked
+//! contacts only, to a local tolerance that follows the sweeps: sweep k
+//! solves to the relative accuracy max(10⁻³ tol, η ε_{k−1}), with ε_{k−1}
+//! the previous sweep's relative change ‖Δr‖/‖r‖ (the first sweep exact;
+//! [`Nsgs::with_local_forcing`]). The error (see [`FrictionProblem::errors`]) is checked
 //! every 10 sweeps and whenever the relative change
 //! ‖r^{k+1} − r^k‖ / ‖r^{k+1}‖ falls below the tolerance, first with
 //! u_i = q̃_i + W_ii r_i from the kept q̃ (O(contacts)); only a check that
