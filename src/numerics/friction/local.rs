@@ -73,9 +73,12 @@ pub fn contact_error(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], mu: f64, r: &[f6
 /// None when W is singular to working precision (|det W| ≤ 10⁻¹² ‖W‖_max^d)
 /// or not finite.
 pub fn invert_block(d: usize, w: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
-    let m = (0..d)
-        .flat_map(|a| (0..d).map(move |b| (a, b)))
-        .fold(0.0f64, |m, (a, b)| m.max(w[a][b].abs()));
+    let mut m = 0.0f64;
+    for row in &w[..d] {
+        for v in &row[..d] {
+            m = m.max(v.abs());
+        }
+    }
     let mut inv = [[0.0; 3]; 3];
     let det = if d == 2 {
         inv[0] = [w[1][1], -w[0][1], 0.0];
@@ -95,7 +98,9 @@ pub fn invert_block(d: usize, w: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
         }
         (0..3).map(|k| w[0][k] * inv[k][0]).sum()
     };
-    if !(det.is_finite() && m.is_finite() && det.abs() > 1e-12 * m.powi(d as i32)) {
+    // ‖W‖_max^d by products (d is 2 or 3).
+    let md = if d == 2 { m * m } else { m * m * m };
+    if !(det.is_finite() && m.is_finite() && det.abs() > 1e-12 * md) {
         return None;
     }
     for row in inv.iter_mut() {
