@@ -529,6 +529,16 @@ impl Matrix {
 
     /// Checks that the matrix is square of size `n` and finite.
     pub fn check_square(&self, what: &'static str, n: usize) -> Result<()> {
+        self.check_square_shape(what, n)?;
+        if let Some((index, value)) = self.first_non_finite() {
+            return Err(NumericsError::NonFinite { what, index, value });
+        }
+        Ok(())
+    }
+
+    /// The shape part of [`Matrix::check_square`] alone (n × n), for callers
+    /// that check the entries' finiteness while reading them.
+    pub fn check_square_shape(&self, what: &'static str, n: usize) -> Result<()> {
         let (rows, cols) = (self.nrows(), self.ncols());
         if rows != cols {
             return Err(NumericsError::NotSquare { what, rows, cols });
@@ -539,9 +549,6 @@ impl Matrix {
                 expected: n,
                 found: rows,
             });
-        }
-        if let Some((index, value)) = self.first_non_finite() {
-            return Err(NumericsError::NonFinite { what, index, value });
         }
         Ok(())
     }

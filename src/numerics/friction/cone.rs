@@ -127,6 +127,33 @@ pub fn alart_curnier(
     }
 }
 
+/// The Alart–Curnier function Φ alone (see [`alart_curnier`], whose Φ it
+/// equals bit for bit), for the line search's trial points: its Jacobian
+/// is needed only at an accepted point that is not yet converged.
+#[inline(always)]
+pub fn alart_curnier_value(r: &[f64], u: &[f64], mu: f64, rho: f64, phi: &mut [f64; 3]) {
+    let d = r.len();
+    let a = r[0] - rho * u[0];
+    phi[0] = if a > 0.0 { rho * u[0] } else { r[0] };
+    let radius = mu * a.max(0.0);
+    let mut b = [0.0; 3];
+    for k in 1..d {
+        b[k] = r[k] - rho * u[k];
+    }
+    let nb = tangent_norm(&b[..d]);
+    if nb <= radius {
+        for k in 1..d {
+            phi[k] = rho * u[k];
+        }
+    } else if radius > 0.0 {
+        for k in 1..d {
+            phi[k] = r[k] - radius * (b[k] / nb);
+        }
+    } else {
+        phi[1..d].copy_from_slice(&r[1..d]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +208,45 @@ mod tests {
                 assert!(((p2[j] - phi[j]) / h - em[j][k]).abs() < 1e-5);
             }
         }
+    }
+
+    #[test]
+    fn alart_curnier_value_is_the_full_functions_phi_bit_for_bit() {
+        // Points in each branch: normal active/inactive, tangent inside the
+        // disk, on its boundary (sliding), and radius zero; d = 2 and 3.
+        let mut seed = 0x853c49e6748fea9bu64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+        };
+        let mut seen = [0usize; 3];
+        for _ in 0..2000 {
+            for d in [2, 3] {
+                let r: Vec<f64> = (0..d).map(|_| next()).collect();
+                let u: Vec<f64> = (0..d).map(|_| next()).collect();
+                let (mu, rho) = ((next() + 2.0) / 4.0, (next() + 2.1) / 2.0);
+                let (mut phi, mut dm, mut em) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
+                alart_curnier(&r, &u, mu, rho, &mut phi, &mut dm, &mut em);
+                let mut value = [0.0; 3];
+                alart_curnier_value(&r, &u, mu, rho, &mut value);
+                for k in 0..d {
+                    assert_eq!(value[k].to_bits(), phi[k].to_bits(), "{r:?} {u:?}");
+                }
+                let a = r[0] - rho * u[0];
+                let b: Vec<f64> = (1..d).map(|k| r[k] - rho * u[k]).collect();
+                let nb = b.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let radius = mu * a.max(0.0);
+                seen[if nb <= radius {
+                    0
+                } else if radius > 0.0 {
+                    1
+                } else {
+                    2
+                }] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 100), "{seen:?}");
     }
 }

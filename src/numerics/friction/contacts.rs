@@ -45,15 +45,18 @@ pub(crate) struct Contacts {
     free: Vec<[f64; 4]>,
     /// Scratch: the next free place of each block column while filling.
     next: Vec<usize>,
-    /// Scratch of the dense scan: whether block (j, c) of a dense W has a
-    /// nonzero entry, at `j`, for the current block column c.
-    nz: Vec<bool>,
-    /// Scratch of the dense scan: the OR of the absolute bits of one block
-    /// column's d columns, entry by entry.
-    bits: Vec<u64>,
+    /// Scratch of the dense scan: the block rows j of the nonzero
+    /// off-diagonal blocks (j, c), block column by block column (`ptr`).
+    rows: Vec<usize>,
+    /// Scratch of the dense scan: Σ_b |W_kb| over the d columns b of one
+    /// block column, row by row.
+    sums: Vec<f64>,
     /// The blocks above hold W (false: W is block-sparse with blocks that
     /// are not the contact blocks; rows are then taken from W itself).
     copied: bool,
+    /// Whether every entry of W was read finite by `prepare` (dense W only;
+    /// None when the entries were not all read).
+    finite: Option<bool>,
 }
 
 impl Contacts {
@@ -65,6 +68,7 @@ impl Contacts {
         self.diag.resize(nc, [[0.0; 3]; 3]);
         self.ptr.clear();
         self.blocks.clear();
+        self.finite = None;
         self.copied = match &p.w {
             Matrix::BlockSparse(b) => {
                 let parts = b.parts();
@@ -130,44 +134,7 @@ impl Contacts {
                 }
             }
             Matrix::Dense(m) => {
-                // W is column-major: block column c is d contiguous
-                // columns. Their entries' absolute bits are OR-ed entrywise
-                // (nonzero exactly when some entry is ≠ 0), then each block
-                // row's d entries mark block (j, c); only the nonzero blocks
-                // are copied.
-                let n = nc * d;
-                self.ptr.push(0);
-                self.bits.clear();
-                self.bits.resize(n, 0);
-                self.nz.clear();
-                self.nz.resize(nc, false);
-                for (c, cols) in m.as_slice().chunks_exact((n * d).max(1)).enumerate() {
-                    self.bits.iter_mut().for_each(|v| *v = 0);
-                    for column in cols.chunks_exact(n) {
-                        for (acc, v) in self.bits.iter_mut().zip(column) {
-                            *acc |= v.to_bits() << 1;
-                        }
-                    }
-                    for (mark, seg) in self.nz.iter_mut().zip(self.bits.chunks_exact(d)) {
-                        *mark = seg.iter().fold(0, |a, v| a | v) != 0;
-                    }
-                    for j in 0..nc {
-                        if j == c {
-                            for (b, column) in cols.chunks_exact(n).enumerate() {
-                                for a in 0..d {
-                                    self.diag[c][a][b] = column[j * d + a];
-                                }
-                            }
-                        } else if self.nz[j] {
-                            let mut w = [[0.0; 4]; 3];
-                            for (wb, column) in w.iter_mut().zip(cols.chunks_exact(n)) {
-                                wb[..d].copy_from_slice(&column[j * d..j * d + d]);
-                            }
-                            self.blocks.push(OffBlock { row: j, w });
-                        }
-                    }
-                    self.ptr.push(self.blocks.len());
-                }
+                self.scan_dense(m.as_slice(), d, nc);
                 true
             }
         };
@@ -179,6 +146,86 @@ impl Contacts {
             .extend(self.diag.iter().map(|w| local::rho_of(d, w)));
         self.free.clear();
         self.free.resize(nc, [0.0; 4]);
+    }
+
+    /// One pass over a dense, column-major W of `nc` contacts of dimension
+    /// `d` (n = nc·d): block column c is d contiguous columns; for each row
+    /// k the sum s_k = Σ_b |W_kb| over them, then block (j, c) is nonzero
+    /// exactly when the sum of its d rows' s_k is ≠ 0, and W is finite when
+    /// every such sum is (a sum that overflows reads as not finite: the
+    /// caller then checks W entry by entry). The same pass thus finds the
+    /// stored blocks and checks W's finiteness. Then the marked off-diagonal
+    /// blocks are copied, into storage reserved to their exact number, and
+    /// the diagonal blocks read.
+    fn scan_dense(&mut self, w: &[f64], d: usize, nc: usize) {
+        if d == 3 {
+            self.scan_dense_d::<3>(w, nc);
+        } else {
+            self.scan_dense_d::<2>(w, nc);
+        }
+    }
+
+    /// [`Contacts::scan_dense`] with the contact dimension as a constant.
+    fn scan_dense_d<const D: usize>(&mut self, w: &[f64], nc: usize) {
+        let n = nc * D;
+        self.sums.clear();
+        self.sums.resize(n, 0.0);
+        self.rows.clear();
+        self.ptr.push(0);
+        let mut finite = true;
+        for (c, cols) in w.chunks_exact((n * D).max(1)).enumerate() {
+            // s_k = Σ_b |W_{k, cD+b}| over the block column's D columns
+            // (plain float loops over contiguous columns: they vectorise).
+            // The D columns are read side by side: one store per row.
+            let acc = &mut self.sums[..n];
+            let column: [&[f64]; D] = std::array::from_fn(|b| &cols[b * n..b * n + n]);
+            for (k, a) in acc.iter_mut().enumerate() {
+                let mut s = 0.0;
+                for c in &column {
+                    s += c[k].abs();
+                }
+                *a = s;
+            }
+            let (segs, _) = acc.as_chunks::<D>();
+            for (j, seg) in segs.iter().enumerate() {
+                // A sum of |entries|: zero exactly when the block is zero
+                // (no rounding to zero: every term is ≥ 0 and ≤ the sum),
+                // not finite when an entry is not (or the sum overflows).
+                let sum: f64 = seg.iter().sum();
+                finite &= sum.is_finite();
+                if sum != 0.0 && j != c {
+                    self.rows.push(j);
+                }
+            }
+            self.ptr.push(self.rows.len());
+            if let Some(diag) = self.diag.get_mut(c) {
+                for (b, column) in cols.chunks_exact(n).enumerate() {
+                    for (a, row) in diag.iter_mut().enumerate().take(D) {
+                        row[b] = column[c * D + a];
+                    }
+                }
+            }
+        }
+        self.finite = Some(finite);
+        self.blocks.reserve_exact(self.rows.len());
+        for (c, cols) in w.chunks_exact((n * D).max(1)).enumerate() {
+            let (Some(&s), Some(&e)) = (self.ptr.get(c), self.ptr.get(c + 1)) else {
+                break;
+            };
+            for &j in &self.rows[s..e] {
+                let mut blk = [[0.0; 4]; 3];
+                for (wb, column) in blk.iter_mut().zip(cols.chunks_exact(n)) {
+                    wb[..D].copy_from_slice(&column[j * D..j * D + D]);
+                }
+                self.blocks.push(OffBlock { row: j, w: blk });
+            }
+        }
+    }
+
+    /// Whether `prepare` found every entry of W finite: Some for a dense W
+    /// (read whole by the scan), None when it did not read every entry.
+    pub fn w_finite(&self) -> Option<bool> {
+        self.finite
     }
 
     /// Whether the off-diagonal blocks are copied (then the sweep reads the
@@ -390,5 +437,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn dense_scan_stores_nonzero_blocks_and_checks_finiteness() {
+        // Three contacts of dimension 3, W = 2 I plus: block (1, 0) holding
+        // only −0.0 (a zero block), block (2, 0) a single subnormal entry
+        // (nonzero), block (0, 2) an ordinary entry.
+        let d = 3;
+        let mut w = DMatrix::<f64>::identity(9, 9) * 2.0;
+        for a in 0..3 {
+            for b in 0..3 {
+                w[(3 + a, b)] = -0.0;
+            }
+        }
+        w[(7, 1)] = 1e-310;
+        w[(0, 8)] = 0.25;
+        let p =
+            FrictionProblem::new(d, Matrix::Dense(w.clone()), vec![-1.0; 9], vec![0.3; 3]).unwrap();
+        let mut c = Contacts::default();
+        c.prepare(&p);
+        assert_eq!(c.w_finite(), Some(true));
+        let stored: Vec<(usize, usize)> = (0..3)
+            .flat_map(|col| {
+                c.blocks[c.ptr[col]..c.ptr[col + 1]]
+                    .iter()
+                    .map(move |b| (b.row, col))
+            })
+            .collect();
+        assert_eq!(stored, vec![(2, 0), (0, 2)]);
+        assert_eq!(c.blocks[0].w[1][1], 1e-310);
+        assert_eq!(c.blocks[1].w[2][0], 0.25);
+        // A non-finite entry anywhere, in an off-diagonal or a diagonal block.
+        for (i, j) in [(5, 0), (4, 4)] {
+            let mut bad = w.clone();
+            bad[(i, j)] = f64::NAN;
+            let p = FrictionProblem {
+                dim: d,
+                w: Matrix::Dense(bad),
+                q: vec![-1.0; 9],
+                mu: vec![0.3; 3],
+            };
+            c.prepare(&p);
+            assert_eq!(c.w_finite(), Some(false), "({i}, {j})");
+        }
+        // A block-sparse W is not read whole: no answer.
+        let sizes = vec![d; 3];
+        let sparse = BlockSparseMatrix::from_dense(&w, &sizes, &sizes).unwrap();
+        let p = FrictionProblem::new(d, Matrix::BlockSparse(sparse), vec![-1.0; 9], vec![0.3; 3])
+            .unwrap();
+        c.prepare(&p);
+        assert_eq!(c.w_finite(), None);
     }
 }

@@ -50,7 +50,9 @@ impl DefaultFriction {
         DefaultFriction {
             settings,
             timed: true,
-            nsgs: Nsgs::new(settings),
+            // Exact local solves: the later stages start from NSGS's point
+            // (with η > 0 RockPile_tob1 ended at a larger error).
+            nsgs: Nsgs::new(settings).with_local_forcing(0.0),
             newton: NewtonWork::default(),
             prox: Prox::new(settings),
             best: Vec::new(),

@@ -3,7 +3,9 @@
 //! Alart–Curnier function with a backtracking line search, and the projected
 //! fixed point r ← P_K(r − ρ û). Allocation-free (stack arrays only).
 
-use super::cone::{alart_curnier, contact_natural_map_sq, project_on_cone, tangent_norm};
+use super::cone::{
+    alart_curnier, alart_curnier_value, contact_natural_map_sq, project_on_cone, tangent_norm,
+};
 
 /// u ← W r + q for one contact.
 #[inline(always)]
@@ -71,9 +73,12 @@ pub fn contact_error(d: usize, w: &[[f64; 3]; 3], q: &[f64; 3], mu: f64, r: &[f6
 /// None when W is singular to working precision (|det W| ≤ 10⁻¹² ‖W‖_max^d)
 /// or not finite.
 pub fn invert_block(d: usize, w: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
-    let m = (0..d)
-        .flat_map(|a| (0..d).map(move |b| (a, b)))
-        .fold(0.0f64, |m, (a, b)| m.max(w[a][b].abs()));
+    let mut m = 0.0f64;
+    for row in &w[..d] {
+        for v in &row[..d] {
+            m = m.max(v.abs());
+        }
+    }
     let mut inv = [[0.0; 3]; 3];
     let det = if d == 2 {
         inv[0] = [w[1][1], -w[0][1], 0.0];
@@ -93,7 +98,9 @@ pub fn invert_block(d: usize, w: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
         }
         (0..3).map(|k| w[0][k] * inv[k][0]).sum()
     };
-    if !(det.is_finite() && m.is_finite() && det.abs() > 1e-12 * m.powi(d as i32)) {
+    // ‖W‖_max^d by products (d is 2 or 3).
+    let md = if d == 2 { m * m } else { m * m * m };
+    if !(det.is_finite() && m.is_finite() && det.abs() > 1e-12 * md) {
         return None;
     }
     for row in inv.iter_mut() {
@@ -201,19 +208,15 @@ pub fn newton_ac(
     let (mut phi, mut dm, mut em) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
     let mut u = [0.0; 3];
     contact_velocity(d, w, q, r, &mut u);
-    // Φ, D, E at r: computed lazily at the first iteration, then carried
-    // over from the accepted line-search trial (the same figures).
-    let mut have_phi = false;
-    let (mut trial, mut ut) = ([0.0; 3], [0.0; 3]);
-    let (mut pt, mut d2, mut e2) = ([0.0; 3], [[0.0; 3]; 3], [[0.0; 3]; 3]);
+    // Φ and its Jacobian D, E at r, once r fails the stopping test; the
+    // line search's trials need Φ alone (an accepted trial that passes the
+    // test never needs its Jacobian).
+    let (mut trial, mut ut, mut pt) = ([0.0; 3], [0.0; 3], [0.0; 3]);
     for _ in 0..max_iter {
         if contact_natural_map_sq(r, &u[..d], mu).sqrt() <= tol {
             return true;
         }
-        if !have_phi {
-            alart_curnier(r, &u[..d], mu, rho, &mut phi, &mut dm, &mut em);
-            have_phi = true;
-        }
+        alart_curnier(r, &u[..d], mu, rho, &mut phi, &mut dm, &mut em);
         let psi: f64 = phi[..d].iter().map(|v| v * v).sum();
         let mut jac = [[0.0; 3]; 3];
         for a in 0..d {
@@ -237,7 +240,7 @@ pub fn newton_ac(
                 trial[k] = r[k] + t * step[k];
             }
             contact_velocity(d, w, q, &trial[..d], &mut ut);
-            alart_curnier(&trial[..d], &ut[..d], mu, rho, &mut pt, &mut d2, &mut e2);
+            alart_curnier_value(&trial[..d], &ut[..d], mu, rho, &mut pt);
             let pt2: f64 = pt[..d].iter().map(|v| v * v).sum();
             if pt2 <= (1.0 - 2e-4 * t) * psi {
                 accepted = true;
@@ -249,7 +252,7 @@ pub fn newton_ac(
             return false;
         }
         r[..d].copy_from_slice(&trial[..d]);
-        (u, phi, dm, em) = (ut, pt, d2, e2);
+        u = ut;
     }
     contact_error(d, w, q, mu, r) <= tol
 }

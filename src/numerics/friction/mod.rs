@@ -114,6 +114,18 @@ impl FrictionProblem {
 
     /// Checks d ∈ {2, 3}, the sizes, finiteness and μ ≥ 0.
     pub fn validate(&self) -> Result<()> {
+        self.validate_with(true)
+    }
+
+    /// [`FrictionProblem::validate`] except the finiteness of W's entries
+    /// (for a solver that checks them while reading W; it then calls
+    /// `validate` to report the entry at fault).
+    pub(crate) fn validate_but_w_values(&self) -> Result<()> {
+        self.validate_with(false)
+    }
+
+    /// The checks of `validate`, W's entries included when `w_values`.
+    fn validate_with(&self, w_values: bool) -> Result<()> {
         if self.dim != 2 && self.dim != 3 {
             return Err(NumericsError::InvalidSetting {
                 name: "dim",
@@ -121,7 +133,11 @@ impl FrictionProblem {
             });
         }
         check_len("q", &self.q, self.dim * self.mu.len())?;
-        self.w.check_square("W", self.q.len())?;
+        if w_values {
+            self.w.check_square("W", self.q.len())?;
+        } else {
+            self.w.check_square_shape("W", self.q.len())?;
+        }
         check_finite("q", &self.q)?;
         check_finite("mu", &self.mu)?;
         if let Some(i) = self.mu.iter().position(|m| *m < 0.0) {
@@ -139,6 +155,11 @@ impl FrictionProblem {
     /// Validates the problem and the caller's vectors before a solve.
     pub(crate) fn check_vectors(&self, r: &[f64], u: &[f64]) -> Result<()> {
         self.validate()?;
+        self.check_own_vectors(r, u)
+    }
+
+    /// The caller's vectors alone: lengths, and r finite.
+    pub(crate) fn check_own_vectors(&self, r: &[f64], u: &[f64]) -> Result<()> {
         check_len("r", r, self.size())?;
         check_len("u", u, self.size())?;
         check_finite("r (initial guess)", r)
