@@ -31,6 +31,7 @@ mod d1_minus_linear;
 mod friction_pattern;
 mod friction_step;
 mod interaction_work;
+mod linear_output;
 mod problem;
 mod schatzman_paoli;
 mod settings;
