@@ -34,6 +34,9 @@ pub struct DefaultLcp {
     enumeration: Enumeration,
     warm: ActiveSetStart,
     best_z: Vec<f64>,
+    /// The settings passed [`SolverSettings::validate`] (checked once, when
+    /// the chain is built: they never change).
+    settings_valid: bool,
 }
 
 impl DefaultLcp {
@@ -48,39 +51,34 @@ impl DefaultLcp {
             enumeration: untimed(Enumeration::new(settings)),
             warm: ActiveSetStart::default(),
             best_z: Vec::new(),
+            settings_valid: settings.validate().is_ok(),
         }
     }
-}
 
-fn rank(s: SolveStatus) -> u8 {
-    match s {
-        SolveStatus::Solved => 0,
-        SolveStatus::NoSolution => 1,
-        SolveStatus::RayTermination => 2,
-        SolveStatus::IterationLimit => 3,
-        SolveStatus::NumericalTrouble => 4,
-    }
-}
-
-impl LcpSolver for DefaultLcp {
-    fn name(&self) -> &'static str {
-        "default"
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
-    fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
+    /// The chain; M is checked (square, finite) when `check_matrix`, the
+    /// rest of the input always.
+    fn solve_checked(
+        &mut self,
+        problem: &Lcp,
+        z: &mut [f64],
+        w: &mut [f64],
+        check_matrix: bool,
+    ) -> Result<SolveReport> {
         let start = Stopwatch::start(self.timed);
-        self.settings.validate()?;
-        problem.check_vectors(z, w)?;
+        if !self.settings_valid {
+            self.settings.validate()?;
+        }
+        if check_matrix {
+            problem.check_vectors(z, w)?;
+        } else {
+            problem.check_vectors_same_matrix(z, w)?;
+        }
         let n = problem.size();
         self.best_z.clear();
         self.best_z.extend_from_slice(z);
         if (2..=self.settings.warm_start_max_size).contains(&n) {
             let tol = self.settings.tolerance;
-            if let Some(report) = self.warm.try_solve(problem, z, w, tol) {
+            if let Some(report) = self.warm.try_solve(problem, z, w, tol, !check_matrix) {
                 return Ok(SolveReport {
                     time: start.elapsed(),
                     ..report
@@ -136,6 +134,39 @@ impl LcpSolver for DefaultLcp {
             time: start.elapsed(),
             ..report
         })
+    }
+}
+
+fn rank(s: SolveStatus) -> u8 {
+    match s {
+        SolveStatus::Solved => 0,
+        SolveStatus::NoSolution => 1,
+        SolveStatus::RayTermination => 2,
+        SolveStatus::IterationLimit => 3,
+        SolveStatus::NumericalTrouble => 4,
+    }
+}
+
+impl LcpSolver for DefaultLcp {
+    fn name(&self) -> &'static str {
+        "default"
+    }
+
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
+    fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
+        self.solve_checked(problem, z, w, true)
+    }
+
+    fn solve_same_matrix(
+        &mut self,
+        problem: &Lcp,
+        z: &mut [f64],
+        w: &mut [f64],
+    ) -> Result<SolveReport> {
+        self.solve_checked(problem, z, w, false)
     }
 }
 
