@@ -70,6 +70,9 @@ impl ActiveSetStart {
         tolerance: f64,
         same_matrix: bool,
     ) -> Option<SolveReport> {
+        if !same_matrix {
+            self.forget();
+        }
         let Matrix::Dense(m) = &problem.m else {
             return None;
         };
@@ -133,6 +136,11 @@ impl ActiveSetStart {
             error_abs,
             time: Duration::ZERO,
         })
+    }
+
+    /// Drops the kept factors (M may have changed).
+    pub(crate) fn forget(&mut self) {
+        self.kept = false;
     }
 
     /// z_B ← M_BB⁻¹ (−q_B) for |B| = K ≤ 4 ([`factor_fixed`], skipped when
@@ -379,6 +387,17 @@ mod tests {
             .try_solve(&p, &mut z, &mut w, 1e-12, false)
             .expect("accepted");
         assert_eq!(z, [0.5, 0.0, 0.5]);
+        // 4M stated changed by a call whose guess has an empty basis
+        // (declined: q has negative entries), then the basis {0, 2} on the
+        // unchanged 4M: factored anew, not 2M's factors.
+        let p = Lcp::new(m() * 4.0, vec![-2.0, -1.0, -2.0]).unwrap();
+        let mut z = [0.0; 3];
+        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12, false).is_none());
+        let mut z = [1.0, 0.0, 1.0];
+        start
+            .try_solve(&p, &mut z, &mut w, 1e-12, true)
+            .expect("accepted");
+        assert_eq!(z, [0.25, 0.0, 0.25]);
     }
 
     #[test]

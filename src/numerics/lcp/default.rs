@@ -69,6 +69,8 @@ impl DefaultLcp {
             self.settings.validate()?;
         }
         if check_matrix {
+            // M may have changed: no factors kept from earlier solves.
+            self.warm.forget();
             problem.check_vectors(z, w)?;
         } else {
             problem.check_vectors_same_matrix(z, w)?;
@@ -221,6 +223,28 @@ mod tests {
             ..s
         };
         assert_eq!(solve(small, [0.3, 0.0, 4.0]).0.solver, "lemke");
+    }
+
+    #[test]
+    fn a_solve_on_the_same_matrix_still_checks_q_and_the_vectors() {
+        let mut chain = DefaultLcp::new(SolverSettings::default());
+        let mut p = problem();
+        let (mut z, mut w) = (vec![1.0, 0.0, 1.0], vec![0.0; 3]);
+        let r = chain.solve(&p, &mut z, &mut w).unwrap();
+        assert!(r.status.is_solved());
+        // Same M: the warm start reuses its factors, same answer.
+        let (mut z2, mut w2) = (vec![1.0, 0.0, 1.0], vec![0.0; 3]);
+        let r2 = chain.solve_same_matrix(&p, &mut z2, &mut w2).unwrap();
+        assert_eq!((z2.as_slice(), r2.error), (z.as_slice(), r.error));
+        // Bad q, bad guess, wrong lengths: errors, as from `solve`.
+        p.q[1] = f64::NAN;
+        assert!(chain.solve_same_matrix(&p, &mut z2, &mut w2).is_err());
+        p.q[1] = -1.0;
+        let mut bad = vec![f64::INFINITY, 0.0, 0.0];
+        assert!(chain.solve_same_matrix(&p, &mut bad, &mut w2).is_err());
+        let mut short = vec![0.0; 2];
+        assert!(chain.solve_same_matrix(&p, &mut short, &mut w2).is_err());
+        assert!(chain.solve_same_matrix(&p, &mut z2, &mut short).is_err());
     }
 
     #[test]

@@ -69,7 +69,9 @@ impl LinearOutput {
     }
 
     /// out ← Σ_i C_i x_i + e (+ D λ when `lambda` is given) + F u, with x_i
-    /// = `x(i)` for the i-th linked system.
+    /// = `x(i)` for the i-th linked system. Up to four rows the sums are
+    /// kept in a four-entry array indexed by the row's low two bits (no
+    /// index checks on the rows), then stored.
     #[inline]
     pub fn apply<'a>(
         &self,
@@ -79,17 +81,38 @@ impl LinearOutput {
         u: &[f64],
         out: &mut [f64],
     ) {
-        out.iter_mut().for_each(|v| *v = 0.0);
-        for (i, list) in self.c.iter().enumerate() {
-            add_entries(list, x(i), out);
+        if out.len() > 4 {
+            out.iter_mut().for_each(|v| *v = 0.0);
+            for (i, list) in self.c.iter().enumerate() {
+                add_entries(list, x(i), out);
+            }
+            for (o, &ei) in out.iter_mut().zip(e) {
+                *o += ei;
+            }
+            if let Some(lambda) = lambda {
+                add_entries(&self.d, lambda, out);
+            }
+            add_entries(&self.f, u, out);
+            return;
         }
-        for (o, &ei) in out.iter_mut().zip(e) {
-            *o += ei;
+        let mut acc = [0.0f64; 4];
+        let add = |acc: &mut [f64; 4], list: &[Entry], x: &[f64]| {
+            for en in list {
+                acc[en.row & 3] += en.value * x[en.col];
+            }
+        };
+        for (i, list) in self.c.iter().enumerate() {
+            add(&mut acc, list, x(i));
+        }
+        for (a, &ei) in acc.iter_mut().zip(e) {
+            *a += ei;
         }
         if let Some(lambda) = lambda {
-            add_entries(&self.d, lambda, out);
+            add(&mut acc, &self.d, lambda);
         }
-        add_entries(&self.f, u, out);
+        add(&mut acc, &self.f, u);
+        let m = out.len();
+        out.copy_from_slice(&acc[..m]);
     }
 }
 
@@ -152,7 +175,7 @@ mod tests {
     fn the_sparse_products_have_the_bits_of_the_dense_ones() {
         let mut seed = 7u64;
         for trial in 0..200 {
-            let m = 1 + trial % 4;
+            let m = 1 + trial % 6;
             let dims = [1 + trial % 3, 2 + trial % 2];
             let p = trial % 3;
             let out: Vec<DMatrix<f64>> = dims
