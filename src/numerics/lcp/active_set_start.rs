@@ -36,20 +36,43 @@ pub(crate) struct ActiveSetStart {
     piv: Vec<usize>,
     /// −q_B, then z_B.
     rhs: Vec<f64>,
+    /// The factors of M_BB for |B| ≤ 4 (see [`Small`]).
+    small: Small,
+    /// The basis whose factors `small` (|B| ≤ 4) or `lu`, `piv` hold, and
+    /// whether they are those of the current M: a later solve with the same
+    /// basis and a matrix its caller states unchanged reuses them.
+    kept_basis: Vec<usize>,
+    kept: bool,
+}
+
+/// Gaussian elimination of a K × K block (K ≤ 4) with partial pivoting:
+/// the upper triangle U in `a`, the multipliers below it, and the row
+/// swapped with row k at stage k.
+#[derive(Debug, Clone, Default)]
+struct Small {
+    a: [[f64; 4]; 4],
+    swap: [usize; 4],
 }
 
 impl ActiveSetStart {
     /// Tries the active set of `z` on a validated problem. Returns the report
     /// of a solve that meets `tolerance` (z and w then hold the solution), or
     /// `None`, with z and w left in an unspecified state, when the guess's
-    /// active set does not give one.
+    /// active set does not give one. `same_matrix`: M is that of the
+    /// previous call, unchanged; the factors of M_BB kept from an earlier
+    /// call with the same basis are then reused (the same operations on
+    /// −q_B as a new factorisation: the same z_B to the last bit).
     pub(crate) fn try_solve(
         &mut self,
         problem: &Lcp,
         z: &mut [f64],
         w: &mut [f64],
         tolerance: f64,
+        same_matrix: bool,
     ) -> Option<SolveReport> {
+        if !same_matrix {
+            self.forget();
+        }
         let Matrix::Dense(m) = &problem.m else {
             return None;
         };
@@ -59,15 +82,22 @@ impl ActiveSetStart {
         let k = self.basis.len();
         self.rhs.resize(k, 0.0);
         let a = m.as_slice();
+        let reuse = same_matrix && self.kept && k > 0 && self.kept_basis == self.basis;
         let solved = match k {
             // B empty: z = 0, a solution exactly when q ≥ 0.
             0 => true,
-            1 => solve_fixed::<1>(a, n, &self.basis, &problem.q, &mut self.rhs),
-            2 => solve_fixed::<2>(a, n, &self.basis, &problem.q, &mut self.rhs),
-            3 => solve_fixed::<3>(a, n, &self.basis, &problem.q, &mut self.rhs),
-            4 => solve_fixed::<4>(a, n, &self.basis, &problem.q, &mut self.rhs),
-            _ => self.solve_general(a, n, &problem.q),
+            1 => self.solve_small::<1>(a, n, &problem.q, reuse),
+            2 => self.solve_small::<2>(a, n, &problem.q, reuse),
+            3 => self.solve_small::<3>(a, n, &problem.q, reuse),
+            4 => self.solve_small::<4>(a, n, &problem.q, reuse),
+            _ => self.solve_general(a, n, &problem.q, reuse),
         };
+        if k > 0 && !reuse {
+            // New factors (or none, M_BB singular).
+            self.kept = solved;
+            self.kept_basis.clear();
+            self.kept_basis.extend_from_slice(&self.basis);
+        }
         if !solved || self.rhs.iter().any(|x| x.is_nan() || *x < 0.0) {
             return None;
         }
@@ -83,10 +113,21 @@ impl ActiveSetStart {
                 *wi += mij * zj;
             }
         }
-        if (0..n).any(|i| z[i] == 0.0 && (w[i].is_nan() || w[i] < 0.0)) {
-            return None;
+        // One pass over the rows: the sign test off the basis (w_N ≥ 0)
+        // and the sums of the report's error measures, ‖min(z, w)‖₂ and
+        // ‖q‖₂ ([`Lcp::errors`]), all from this w.
+        let (mut natural, mut q2) = (0.0f64, 0.0f64);
+        for ((&zi, &wi), &qi) in z.iter().zip(w.iter()).zip(&problem.q) {
+            if wi.is_nan() || (zi == 0.0 && wi < 0.0) {
+                return None;
+            }
+            let r = zi.min(wi);
+            natural += r * r;
+            q2 += qi * qi;
         }
-        let (error, error_abs) = problem.errors(z, w);
+        let error_abs = natural.sqrt();
+        let nq = q2.sqrt();
+        let error = if nq > 0.0 { error_abs / nq } else { error_abs };
         (error <= tolerance).then_some(SolveReport {
             status: SolveStatus::Solved,
             solver: NAME,
@@ -97,22 +138,45 @@ impl ActiveSetStart {
         })
     }
 
-    /// z_B ← M_BB⁻¹ (−q_B) by LU with partial pivoting on the kept buffers
-    /// (k = |B| above the unrolled sizes). False when M_BB is numerically
+    /// Drops the kept factors (M may have changed).
+    pub(crate) fn forget(&mut self) {
+        self.kept = false;
+    }
+
+    /// z_B ← M_BB⁻¹ (−q_B) for |B| = K ≤ 4 ([`factor_fixed`], skipped when
+    /// `reuse`, then [`apply_fixed`]). False when M_BB is numerically
     /// singular.
-    fn solve_general(&mut self, a: &[f64], n: usize, q: &[f64]) -> bool {
+    fn solve_small<const K: usize>(&mut self, m: &[f64], n: usize, q: &[f64], reuse: bool) -> bool {
+        if !reuse && !factor_fixed::<K>(m, n, &self.basis, &mut self.small) {
+            return false;
+        }
+        let mut b = [0.0; K];
+        for (br, &i) in b.iter_mut().zip(&self.basis) {
+            *br = -q[i];
+        }
+        apply_fixed::<K>(&self.small, &mut b);
+        self.rhs[..K].copy_from_slice(&b);
+        true
+    }
+
+    /// z_B ← M_BB⁻¹ (−q_B) by LU with partial pivoting on the kept buffers
+    /// (k = |B| above the unrolled sizes; the factorisation skipped when
+    /// `reuse`). False when M_BB is numerically singular.
+    fn solve_general(&mut self, a: &[f64], n: usize, q: &[f64], reuse: bool) -> bool {
         let k = self.basis.len();
-        self.lu.resize(k * k, 0.0);
-        self.piv.resize(k, 0);
-        for (c, &j) in self.basis.iter().enumerate() {
-            for (r, &i) in self.basis.iter().enumerate() {
-                self.lu[c * k + r] = a[j * n + i];
+        if !reuse {
+            self.lu.resize(k * k, 0.0);
+            self.piv.resize(k, 0);
+            for (c, &j) in self.basis.iter().enumerate() {
+                for (r, &i) in self.basis.iter().enumerate() {
+                    self.lu[c * k + r] = a[j * n + i];
+                }
             }
         }
         for (r, &i) in self.basis.iter().enumerate() {
             self.rhs[r] = -q[i];
         }
-        if !lu_factor(&mut self.lu, k, &mut self.piv) {
+        if !reuse && !lu_factor(&mut self.lu, k, &mut self.piv) {
             return false;
         }
         lu_solve(&self.lu, k, &self.piv, &mut self.rhs);
@@ -120,22 +184,14 @@ impl ActiveSetStart {
     }
 }
 
-/// z_B ← M_BB⁻¹ (−q_B) for |B| = K, Gaussian elimination with partial
-/// pivoting on a K × K array (unrolled by the compiler). `m` is the n × n
+/// Factors M_BB for |B| = K ≤ 4 by Gaussian elimination with partial
+/// pivoting into `f` (unrolled by the compiler). `m` is the n × n
 /// column-major M. False when a pivot is at most 1e-14 times the largest
 /// |entry| of M_BB (the threshold of [`lu_factor`]).
-fn solve_fixed<const K: usize>(
-    m: &[f64],
-    n: usize,
-    basis: &[usize],
-    q: &[f64],
-    z_b: &mut [f64],
-) -> bool {
-    let mut a = [[0.0; K]; K];
-    let mut b = [0.0; K];
+fn factor_fixed<const K: usize>(m: &[f64], n: usize, basis: &[usize], f: &mut Small) -> bool {
+    let a = &mut f.a;
     let mut scale = 0.0f64;
     for r in 0..K {
-        b[r] = -q[basis[r]];
         for c in 0..K {
             a[r][c] = m[basis[c] * n + basis[r]];
             scale = scale.max(a[r][c].abs());
@@ -154,13 +210,27 @@ fn solve_fixed<const K: usize>(
             return false;
         }
         a.swap(k, p);
-        b.swap(k, p);
+        f.swap[k] = p;
         for i in k + 1..K {
-            let f = a[i][k] / a[k][k];
+            let l = a[i][k] / a[k][k];
             for j in k + 1..K {
-                a[i][j] -= f * a[k][j];
+                a[i][j] -= l * a[k][j];
             }
-            b[i] -= f * b[k];
+            a[i][k] = l;
+        }
+    }
+    true
+}
+
+/// b ← M_BB⁻¹ b with the factors of [`factor_fixed`]: at stage k the swap
+/// of rows k and p, then b_i −= l_ik b_k (i > k); back substitution
+/// b_k = (b_k − Σ_{j>k} u_kj b_j) / u_kk.
+fn apply_fixed<const K: usize>(f: &Small, b: &mut [f64; K]) {
+    let a = &f.a;
+    for k in 0..K {
+        b.swap(k, f.swap[k]);
+        for i in k + 1..K {
+            b[i] -= a[i][k] * b[k];
         }
     }
     for k in (0..K).rev() {
@@ -170,8 +240,6 @@ fn solve_fixed<const K: usize>(
         }
         b[k] = s / a[k][k];
     }
-    z_b[..K].copy_from_slice(&b);
-    true
 }
 
 #[cfg(test)]
@@ -199,13 +267,137 @@ mod tests {
         let mut w = [0.0; 3];
         let mut start = ActiveSetStart::default();
         let r = start
-            .try_solve(&p, &mut z, &mut w, 1e-12)
+            .try_solve(&p, &mut z, &mut w, 1e-12, false)
             .expect("accepted");
         assert_eq!(r.status, SolveStatus::Solved);
         assert_eq!((r.solver, r.iterations), (NAME, 1));
         assert_eq!(z, [1.0, 0.0, 2.0]);
         assert_eq!(w, [0.0, 1.0, 0.0]);
         assert!(r.error <= 1e-15);
+    }
+
+    #[test]
+    fn the_reported_errors_are_those_of_the_returned_vectors() {
+        // Random positive definite M = A Aᵀ + I and q; the guess is the
+        // basis of the solution found by enumeration of the warm start's
+        // own guesses (every subset): each accepted report must carry
+        // exactly Lcp::errors of the (z, w) it returns, and w = M z + q.
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        let mut accepted = 0;
+        for n in 2..=6 {
+            let a = DMatrix::from_fn(n, n, |_, _| next());
+            let m = &a * a.transpose() + DMatrix::identity(n, n);
+            let q: Vec<f64> = (0..n).map(|_| next()).collect();
+            let p = Lcp::new(m, q).unwrap();
+            let mut start = ActiveSetStart::default();
+            for set in 0..(1u32 << n) {
+                let mut z: Vec<f64> = (0..n)
+                    .map(|i| if set >> i & 1 == 1 { 1.0 } else { 0.0 })
+                    .collect();
+                let mut w = vec![0.0; n];
+                if let Some(r) = start.try_solve(&p, &mut z, &mut w, 1e-10, false) {
+                    accepted += 1;
+                    let mut w2 = vec![0.0; n];
+                    p.compute_w(&z, &mut w2);
+                    for i in 0..n {
+                        assert!((w[i] - w2[i]).abs() <= 1e-14 * (1.0 + w2[i].abs()));
+                        assert!(z[i] >= 0.0 && (z[i] > 0.0 || w[i] >= 0.0));
+                    }
+                    let (error, error_abs) = p.errors(&z, &w);
+                    assert_eq!((r.error, r.error_abs), (error, error_abs), "n = {n}");
+                }
+            }
+        }
+        // A positive definite LCP has one solution, found from its basis.
+        assert!(accepted >= 5, "{accepted}");
+    }
+
+    #[test]
+    fn kept_factors_give_the_bits_of_new_ones() {
+        // n = 6, M = tridiag(−1, 4, −1) + a nonsymmetric part; a sequence of
+        // q with the same basis (k = 1 … 6, through the unrolled sizes and
+        // the general LU): the solve that reuses the factors (same_matrix)
+        // returns the bits of a solve that factors afresh.
+        let n = 6;
+        let m = DMatrix::from_fn(n, n, |i, j| match i.abs_diff(j) {
+            0 => 4.0 + 0.1 * i as f64,
+            1 => -1.0 + 0.05 * (i as f64 - j as f64),
+            _ => 0.01 * (i + 2 * j) as f64,
+        });
+        let mut reused = 0;
+        for k in 1..=n {
+            let mut kept = ActiveSetStart::default();
+            for step in 0..5 {
+                // z* > 0 on the first k rows, w* > 0 on the others.
+                let zs: Vec<f64> = (0..n)
+                    .map(|i| {
+                        if i < k {
+                            1.0 + 0.3 * (i + step) as f64
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                let q: Vec<f64> = (0..n)
+                    .map(|i| {
+                        let w = if i < k { 0.0 } else { 2.0 + step as f64 };
+                        w - (0..n).map(|j| m[(i, j)] * zs[j]).sum::<f64>()
+                    })
+                    .collect();
+                let p = Lcp::new(m.clone(), q).unwrap();
+                let guess: Vec<f64> = (0..n).map(|i| if i < k { 1.0 } else { 0.0 }).collect();
+                let (mut z1, mut w1) = (guess.clone(), vec![0.0; n]);
+                let r1 = kept
+                    .try_solve(&p, &mut z1, &mut w1, 1e-10, step > 0)
+                    .expect("accepted");
+                reused += usize::from(step > 0 && kept.kept);
+                let (mut z2, mut w2) = (guess, vec![0.0; n]);
+                let r2 = ActiveSetStart::default()
+                    .try_solve(&p, &mut z2, &mut w2, 1e-10, false)
+                    .expect("accepted");
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&z1), bits(&z2), "k = {k}, step {step}");
+                assert_eq!(bits(&w1), bits(&w2));
+                assert_eq!(r1.error.to_bits(), r2.error.to_bits());
+            }
+        }
+        assert_eq!(reused, 4 * n);
+    }
+
+    #[test]
+    fn factors_are_not_reused_for_a_changed_matrix() {
+        // The same basis {0, 2} on two matrices: the second call states M
+        // changed (same_matrix false), so it must factor the new M_BB.
+        let mut start = ActiveSetStart::default();
+        let (mut z, mut w) = ([1.0, 0.0, 1.0], [0.0; 3]);
+        start
+            .try_solve(&lcp([-2.0, -1.0, -2.0]), &mut z, &mut w, 1e-12, false)
+            .expect("accepted");
+        assert_eq!(z, [1.0, 0.0, 1.0]);
+        // 2M: the solution halves.
+        let p = Lcp::new(m() * 2.0, vec![-2.0, -1.0, -2.0]).unwrap();
+        let mut z = [1.0, 0.0, 1.0];
+        start
+            .try_solve(&p, &mut z, &mut w, 1e-12, false)
+            .expect("accepted");
+        assert_eq!(z, [0.5, 0.0, 0.5]);
+        // 4M stated changed by a call whose guess has an empty basis
+        // (declined: q has negative entries), then the basis {0, 2} on the
+        // unchanged 4M: factored anew, not 2M's factors.
+        let p = Lcp::new(m() * 4.0, vec![-2.0, -1.0, -2.0]).unwrap();
+        let mut z = [0.0; 3];
+        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12, false).is_none());
+        let mut z = [1.0, 0.0, 1.0];
+        start
+            .try_solve(&p, &mut z, &mut w, 1e-12, true)
+            .expect("accepted");
+        assert_eq!(z, [0.25, 0.0, 0.25]);
     }
 
     #[test]
@@ -217,17 +409,17 @@ mod tests {
         let mut w = [0.0; 3];
         // Guess B = {0, 2}: M_BB z_B = −q_B = (−1, −1) gives z_B < 0.
         let mut z = [1.0, 0.0, 1.0];
-        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12).is_none());
+        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12, false).is_none());
         // Guess B = {0}: z₀ = −q₀/2 < 0.
         let mut z = [1.0, 0.0, 0.0];
-        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12).is_none());
+        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12, false).is_none());
         // Guess B = {0, 1}: [[2, 1], [1, 2]] z_B = (−1, 2) gives z = (−4/3, 5/3): declined.
         let mut z = [1.0, 1.0, 0.0];
-        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12).is_none());
+        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12, false).is_none());
         // The true basis {1} is accepted.
         let mut z = [0.0, 3.0, 0.0];
         let r = start
-            .try_solve(&p, &mut z, &mut w, 1e-12)
+            .try_solve(&p, &mut z, &mut w, 1e-12, false)
             .expect("accepted");
         assert_eq!(z, [0.0, 1.0, 0.0]);
         assert_eq!(w, [2.0, 0.0, 2.0]);
@@ -242,10 +434,10 @@ mod tests {
         let mut w = [0.0; 3];
         let mut z = [0.0, 1.0, 0.0];
         let mut start = ActiveSetStart::default();
-        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12).is_none());
+        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12, false).is_none());
         let mut z = [2.0, 0.0, 2.0];
         start
-            .try_solve(&p, &mut z, &mut w, 1e-12)
+            .try_solve(&p, &mut z, &mut w, 1e-12, false)
             .expect("accepted");
         assert_eq!(z, [1.0, 0.0, 1.0]);
         assert_eq!(w, [0.0, 1.0, 0.0]);
@@ -259,15 +451,15 @@ mod tests {
         let p = Lcp::new(singular, vec![-1.0, -1.0, 1.0]).unwrap();
         let (mut z, mut w) = ([1.0, 1.0, 0.0], [0.0; 3]);
         let mut start = ActiveSetStart::default();
-        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12).is_none());
+        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12, false).is_none());
         // An empty guess: q has a negative entry, declined.
         let mut z = [0.0; 3];
-        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12).is_none());
+        assert!(start.try_solve(&p, &mut z, &mut w, 1e-12, false).is_none());
         // An empty guess with q ≥ 0: z = 0, w = q.
         let p = Lcp::new(m(), vec![0.5, 0.0, 2.0]).unwrap();
         let mut z = [0.0; 3];
         let r = start
-            .try_solve(&p, &mut z, &mut w, 1e-12)
+            .try_solve(&p, &mut z, &mut w, 1e-12, false)
             .expect("accepted");
         assert_eq!((z, w), ([0.0; 3], [0.5, 0.0, 2.0]));
         assert_eq!(r.error, 0.0);
@@ -293,7 +485,7 @@ mod tests {
         let mut w = [0.0; 7];
         let mut start = ActiveSetStart::default();
         let r = start
-            .try_solve(&p, &mut z, &mut w, 1e-12)
+            .try_solve(&p, &mut z, &mut w, 1e-12, false)
             .expect("accepted");
         assert!(r.status.is_solved());
         for i in 0..n {

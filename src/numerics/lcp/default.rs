@@ -34,6 +34,9 @@ pub struct DefaultLcp {
     enumeration: Enumeration,
     warm: ActiveSetStart,
     best_z: Vec<f64>,
+    /// The settings passed [`SolverSettings::validate`] (checked once, when
+    /// the chain is built: they never change).
+    settings_valid: bool,
 }
 
 impl DefaultLcp {
@@ -48,39 +51,36 @@ impl DefaultLcp {
             enumeration: untimed(Enumeration::new(settings)),
             warm: ActiveSetStart::default(),
             best_z: Vec::new(),
+            settings_valid: settings.validate().is_ok(),
         }
     }
-}
 
-fn rank(s: SolveStatus) -> u8 {
-    match s {
-        SolveStatus::Solved => 0,
-        SolveStatus::NoSolution => 1,
-        SolveStatus::RayTermination => 2,
-        SolveStatus::IterationLimit => 3,
-        SolveStatus::NumericalTrouble => 4,
-    }
-}
-
-impl LcpSolver for DefaultLcp {
-    fn name(&self) -> &'static str {
-        "default"
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
-    fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
+    /// The chain; M is checked (square, finite) when `check_matrix`, the
+    /// rest of the input always.
+    fn solve_checked(
+        &mut self,
+        problem: &Lcp,
+        z: &mut [f64],
+        w: &mut [f64],
+        check_matrix: bool,
+    ) -> Result<SolveReport> {
         let start = Stopwatch::start(self.timed);
-        self.settings.validate()?;
-        problem.check_vectors(z, w)?;
+        if !self.settings_valid {
+            self.settings.validate()?;
+        }
+        if check_matrix {
+            // M may have changed: no factors kept from earlier solves.
+            self.warm.forget();
+            problem.check_vectors(z, w)?;
+        } else {
+            problem.check_vectors_same_matrix(z, w)?;
+        }
         let n = problem.size();
         self.best_z.clear();
         self.best_z.extend_from_slice(z);
         if (2..=self.settings.warm_start_max_size).contains(&n) {
             let tol = self.settings.tolerance;
-            if let Some(report) = self.warm.try_solve(problem, z, w, tol) {
+            if let Some(report) = self.warm.try_solve(problem, z, w, tol, !check_matrix) {
                 return Ok(SolveReport {
                     time: start.elapsed(),
                     ..report
@@ -139,6 +139,39 @@ impl LcpSolver for DefaultLcp {
     }
 }
 
+fn rank(s: SolveStatus) -> u8 {
+    match s {
+        SolveStatus::Solved => 0,
+        SolveStatus::NoSolution => 1,
+        SolveStatus::RayTermination => 2,
+        SolveStatus::IterationLimit => 3,
+        SolveStatus::NumericalTrouble => 4,
+    }
+}
+
+impl LcpSolver for DefaultLcp {
+    fn name(&self) -> &'static str {
+        "default"
+    }
+
+    fn set_timed(&mut self, timed: bool) {
+        self.timed = timed;
+    }
+
+    fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
+        self.solve_checked(problem, z, w, true)
+    }
+
+    fn solve_same_matrix(
+        &mut self,
+        problem: &Lcp,
+        z: &mut [f64],
+        w: &mut [f64],
+    ) -> Result<SolveReport> {
+        self.solve_checked(problem, z, w, false)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +223,28 @@ mod tests {
             ..s
         };
         assert_eq!(solve(small, [0.3, 0.0, 4.0]).0.solver, "lemke");
+    }
+
+    #[test]
+    fn a_solve_on_the_same_matrix_still_checks_q_and_the_vectors() {
+        let mut chain = DefaultLcp::new(SolverSettings::default());
+        let mut p = problem();
+        let (mut z, mut w) = (vec![1.0, 0.0, 1.0], vec![0.0; 3]);
+        let r = chain.solve(&p, &mut z, &mut w).unwrap();
+        assert!(r.status.is_solved());
+        // Same M: the warm start reuses its factors, same answer.
+        let (mut z2, mut w2) = (vec![1.0, 0.0, 1.0], vec![0.0; 3]);
+        let r2 = chain.solve_same_matrix(&p, &mut z2, &mut w2).unwrap();
+        assert_eq!((z2.as_slice(), r2.error), (z.as_slice(), r.error));
+        // Bad q, bad guess, wrong lengths: errors, as from `solve`.
+        p.q[1] = f64::NAN;
+        assert!(chain.solve_same_matrix(&p, &mut z2, &mut w2).is_err());
+        p.q[1] = -1.0;
+        let mut bad = vec![f64::INFINITY, 0.0, 0.0];
+        assert!(chain.solve_same_matrix(&p, &mut bad, &mut w2).is_err());
+        let mut short = vec![0.0; 2];
+        assert!(chain.solve_same_matrix(&p, &mut short, &mut w2).is_err());
+        assert!(chain.solve_same_matrix(&p, &mut z2, &mut short).is_err());
     }
 
     #[test]

@@ -68,6 +68,23 @@ impl Lcp {
         check_finite("z (initial guess)", z)
     }
 
+    /// [`Self::check_vectors`] without the check of M's entries, for a
+    /// matrix that passed it and has not changed since (its row count is
+    /// still compared with q's length).
+    /// One pass for the common case; the error, when there is one, comes
+    /// from the full check.
+    pub(crate) fn check_vectors_same_matrix(&self, z: &[f64], w: &[f64]) -> Result<()> {
+        let n = self.q.len();
+        if self.m.nrows() == n
+            && z.len() == n
+            && w.len() == n
+            && self.q.iter().chain(z).all(|x| x.is_finite())
+        {
+            return Ok(());
+        }
+        self.check_vectors(z, w)
+    }
+
     /// w ← M z + q.
     pub fn compute_w(&self, z: &[f64], w: &mut [f64]) {
         w.copy_from_slice(&self.q);
@@ -95,6 +112,21 @@ pub trait LcpSolver: Send {
     /// receives the solution; `w` receives M z + q. The report's status says
     /// whether the vectors are a solution; errors are for bad input only.
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport>;
+
+    /// [`Self::solve`] for a caller that guarantees `problem.m` is the
+    /// matrix of its previous call to this solver, unchanged since, and
+    /// that this call found it valid (square, finite) — a time stepping
+    /// reusing its assembled W. A solver may skip checking M again and
+    /// reuse what it computed from M (factorisations); q, z and w are
+    /// checked as by `solve`. By default this is `solve`.
+    fn solve_same_matrix(
+        &mut self,
+        problem: &Lcp,
+        z: &mut [f64],
+        w: &mut [f64],
+    ) -> Result<SolveReport> {
+        self.solve(problem, z, w)
+    }
 
     /// Whether solves read the wall clock for [`SolveReport::time`] (on by
     /// default; off, the time is reported as zero). A clock read costs about

@@ -10,6 +10,7 @@
 
 use nalgebra::DMatrix;
 
+use super::linear_output::LinearOutput;
 use super::system_work::SystemWork;
 use crate::modelling::functions::fd_step;
 use crate::modelling::law::NonsmoothLaw;
@@ -132,6 +133,9 @@ pub(crate) struct InteractionWork {
     jb: DMatrix<f64>,
     /// g^α − B λ^α over the concatenated state (nonlinear first-order relations).
     g_aff: Vec<f64>,
+    /// The nonzero entries of C, D and F (linear first-order relations):
+    /// y and the free output without the structurally zero products.
+    sparse_output: Option<LinearOutput>,
 }
 
 impl InteractionWork {
@@ -219,6 +223,7 @@ impl InteractionWork {
             jl: DMatrix::zeros(if nonlinear { m } else { 0 }, if nonlinear { m } else { 0 }),
             jb: DMatrix::zeros(if nonlinear { ntot } else { 0 }, m),
             g_aff: vec![0.0; if nonlinear { ntot } else { 0 }],
+            sparse_output: None,
             systems,
         };
         match &inter.relation {
@@ -237,6 +242,7 @@ impl InteractionWork {
                 if let Some(e) = &r.e {
                     w.e.copy_from_slice(e.as_slice());
                 }
+                w.sparse_output = Some(LinearOutput::new(&w.out, w.d.as_ref(), w.f.as_ref()));
             }
             _ => {}
         }
@@ -418,6 +424,12 @@ impl InteractionWork {
     /// normal row of a frictional contact, + e_T ẏ_k on its tangent rows). First
     /// order: Σ out_i (free_i + shift_i) + F u + e.
     pub fn free_output(&self, sys: &[SystemWork], q: &mut [f64]) {
+        if let Some(lin) = &self.sparse_output {
+            // Linear first order (shift = 0): Σ C_i free_i + e + F u.
+            let systems = &self.systems;
+            lin.apply(|i| sys[systems[i]].free_values(), &self.e, None, &self.u, q);
+            return;
+        }
         let m = self.m;
         if m == 1 && self.lagrangian {
             // One row: the sums below, in the same order, in a register.
@@ -572,6 +584,18 @@ impl InteractionWork {
                 3 => return self.update_small_lagrangian::<3>(sys),
                 _ => {}
             }
+        }
+        if let Some(lin) = &self.sparse_output {
+            // y = C x + e + D λ + F u over the nonzero entries.
+            let systems = &self.systems;
+            lin.apply(
+                |i| sys[systems[i]].q.as_slice(),
+                &self.e,
+                Some(&self.lambda),
+                &self.u,
+                &mut self.y,
+            );
+            return;
         }
         self.update_output_general(rel, sys, t);
     }

@@ -32,6 +32,7 @@ mod friction_fresh;
 mod friction_pattern;
 mod friction_step;
 mod interaction_work;
+mod linear_output;
 mod problem;
 mod schatzman_paoli;
 mod settings;

@@ -60,6 +60,9 @@ struct SizedSlot {
     /// have constant blocks (empty otherwise): the next problem over the
     /// same interactions reuses it.
     w_of: Vec<usize>,
+    /// The matrix passed a solver's checks (square, finite) and has not
+    /// been assembled again since: the next LCP solve need not check it.
+    m_checked: bool,
 }
 
 pub(crate) struct OneStepProblem {
@@ -75,6 +78,10 @@ pub(crate) struct OneStepProblem {
     /// Problem offset of each interaction (usize::MAX when inactive).
     slot_of: Vec<usize>,
     qbuf: Vec<f64>,
+    /// The activity flags the layout was made for, and the layout's
+    /// (n, number of equalities, rows in natural order).
+    was_active: Vec<bool>,
+    layout: Option<(usize, usize, bool)>,
     pub last_report: Option<SolveReport>,
     /// Solves and summed solver iterations.
     pub solves: u64,
@@ -452,6 +459,8 @@ impl OneStepProblem {
             pos: vec![0; total],
             slot_of: vec![usize::MAX; inters.len()],
             qbuf: vec![0.0; total],
+            was_active: Vec::with_capacity(inters.len()),
+            layout: None,
             last_report: None,
             solves: 0,
             iterations: 0,
@@ -534,40 +543,22 @@ impl OneStepProblem {
             self.record(report);
             return Ok(true);
         }
-        self.active.clear();
-        self.offset.clear();
-        let mut n = 0;
-        let mut n_eq = 0;
-        for (a, w) in inters.iter_mut().enumerate() {
-            self.slot_of[a] = usize::MAX;
-            if w.active {
-                self.slot_of[a] = n;
-                self.active.push(a);
-                self.offset.push(n);
-                n += w.m;
-                n_eq += w.rows.iter().filter(|r| **r == RowKind::Equality).count();
-            } else {
-                w.lambda.iter_mut().for_each(|x| *x = 0.0);
-                w.status[0] = 0.0;
-            }
+        // The layout (active interactions, offsets, row positions) depends
+        // on the activity flags only: kept while they do not change.
+        let same_layout = self.layout.is_some()
+            && self.was_active.len() == inters.len()
+            && inters
+                .iter()
+                .zip(&self.was_active)
+                .all(|(w, &was)| w.active == was);
+        for w in inters.iter_mut().filter(|w| !w.active) {
+            w.lambda.iter_mut().for_each(|x| *x = 0.0);
+            w.status[0] = 0.0;
         }
-        if n == 0 {
-            return Ok(false);
-        }
-        // Row positions: equalities first (MLCP), else natural order.
-        let (mut next_eq, mut next_other) = (0, n_eq);
-        for (k, &a) in self.active.iter().enumerate() {
-            for (r, kind) in inters[a].rows.iter().enumerate() {
-                let p = if *kind == RowKind::Equality {
-                    next_eq += 1;
-                    next_eq - 1
-                } else {
-                    next_other += 1;
-                    next_other - 1
-                };
-                self.pos[self.offset[k] + r] = p;
-            }
-        }
+        let (n, n_eq, natural) = match self.layout {
+            Some(layout) if same_layout => layout,
+            _ => self.set_layout(inters),
+        };
         let slot = sized_slot(
             &mut self.slots,
             self.family,
@@ -587,6 +578,11 @@ impl OneStepProblem {
         for (k, &a) in self.active.iter().enumerate() {
             let wa = &inters[a];
             let oa = self.offset[k];
+            if natural && bounds.is_none() {
+                // Rows in interaction order: q straight into place.
+                wa.free_output(sys, &mut q[oa..oa + wa.m]);
+                continue;
+            }
             wa.free_output(sys, &mut self.qbuf[..wa.m]);
             for r in 0..wa.m {
                 let pr = self.pos[oa + r];
@@ -599,6 +595,7 @@ impl OneStepProblem {
         }
         let reuse = slot.w_of == self.active && !slot.w_of.is_empty();
         if !reuse {
+            slot.m_checked = false;
             mat.fill(0.0);
             for (k, &a) in self.active.iter().enumerate() {
                 let wa = &inters[a];
@@ -663,16 +660,26 @@ impl OneStepProblem {
         }
         // Warm start from the previous multipliers.
         for (k, &a) in self.active.iter().enumerate() {
-            for r in 0..inters[a].m {
-                slot.z[self.pos[self.offset[k] + r]] = inters[a].lambda[r];
+            let o = self.offset[k];
+            let lambda = &inters[a].lambda;
+            if natural {
+                slot.z[o..o + lambda.len()].copy_from_slice(lambda);
+                continue;
+            }
+            for (r, &l) in lambda.iter().enumerate() {
+                slot.z[self.pos[o + r]] = l;
             }
         }
+        let m_checked = slot.m_checked;
         let report = match &mut slot.slot {
+            Slot::Lcp(p, s) if m_checked => s.solve_same_matrix(p, &mut slot.z, &mut slot.w),
             Slot::Lcp(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
             Slot::Mlcp(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
             Slot::Relay(p, s) => s.solve(p, &mut slot.z, &mut slot.w),
         }
         .map_err(SimulationError::Numerics)?;
+        // Checked by this solve (or unchanged since one that was).
+        slot.m_checked = true;
         if !report.status.is_solved() {
             return Err(failure(&report, t, step, n));
         }
@@ -680,12 +687,57 @@ impl OneStepProblem {
         for (k, &a) in self.active.iter().enumerate() {
             let o = self.offset[k];
             let w = &mut inters[a];
+            if natural {
+                w.lambda.copy_from_slice(&slot.z[o..o + w.m]);
+                continue;
+            }
             for r in 0..w.m {
                 w.lambda[r] = slot.z[self.pos[o + r]];
             }
         }
         self.record(report);
         Ok(true)
+    }
+
+    /// Lays out the problem over the active interactions: their list, the
+    /// offset of each one's rows, each interaction's offset (`slot_of`) and
+    /// each row's position (equalities first for an MLCP, else natural
+    /// order). Returns and keeps (n, number of equalities, whether every
+    /// row sits at its natural position).
+    fn set_layout(&mut self, inters: &[InteractionWork]) -> (usize, usize, bool) {
+        self.active.clear();
+        self.offset.clear();
+        self.was_active.clear();
+        let mut n = 0;
+        let mut n_eq = 0;
+        for (a, w) in inters.iter().enumerate() {
+            self.was_active.push(w.active);
+            self.slot_of[a] = usize::MAX;
+            if w.active {
+                self.slot_of[a] = n;
+                self.active.push(a);
+                self.offset.push(n);
+                n += w.m;
+                n_eq += w.rows.iter().filter(|r| **r == RowKind::Equality).count();
+            }
+        }
+        let (mut next_eq, mut next_other) = (0, n_eq);
+        let mut natural = true;
+        for (k, &a) in self.active.iter().enumerate() {
+            for (r, kind) in inters[a].rows.iter().enumerate() {
+                let p = if *kind == RowKind::Equality {
+                    next_eq += 1;
+                    next_eq - 1
+                } else {
+                    next_other += 1;
+                    next_other - 1
+                };
+                self.pos[self.offset[k] + r] = p;
+                natural &= p == self.offset[k] + r;
+            }
+        }
+        self.layout = Some((n, n_eq, natural));
+        (n, n_eq, natural)
     }
 
     /// Counts a solved problem and keeps its report.
@@ -757,6 +809,7 @@ fn sized_slot<'a>(
             z: vec![0.0; n],
             w: vec![0.0; n],
             w_of: Vec::with_capacity(n),
+            m_checked: false,
         });
     }
     Ok(slots[n].as_mut().expect("slot just built"))

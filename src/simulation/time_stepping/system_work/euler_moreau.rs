@@ -10,7 +10,7 @@ use nalgebra::DMatrix;
 
 use super::SystemWork;
 use crate::modelling::dynamical_system::{FirstOrderLinear, FirstOrderNonlinear};
-use crate::modelling::functions::fd_step;
+use crate::modelling::functions::{fd_step, TimeMatrix, TimeVector};
 use crate::numerics::dense_lu::lu_solve;
 use crate::simulation::error::SimulationError;
 
@@ -76,6 +76,8 @@ impl SystemWork {
 
     /// Free state of a linear system:
     /// free = W⁻¹ [x_k + h(1−θ)(A(t₀) x_k + b(t₀)) + hθ b(t₁) + h g].
+    /// A constant A or b is read in place (no copy per step); the right-hand
+    /// side is [`free_rhs`], unrolled for n ≤ 4.
     #[inline(always)]
     pub(super) fn free_first_order_linear(
         &mut self,
@@ -87,26 +89,31 @@ impl SystemWork {
         theta: f64,
     ) {
         let n = self.n;
-        d.a.eval(t0, &mut self.a_start);
-        let rhs = &mut self.rhs;
-        for i in 0..n {
-            let mut ax = 0.0;
-            for j in 0..n {
-                ax += self.a_start[(i, j)] * self.q_start[j];
+        let a = match &d.a {
+            TimeMatrix::Constant(a) => a.as_slice(),
+            a => {
+                a.eval(t0, &mut self.a_start);
+                self.a_start.as_slice()
             }
-            rhs[i] = self.q_start[i] + h * (1.0 - theta) * ax;
-        }
-        if let Some(b) = &d.b {
-            b.eval(t0, &mut self.at_start);
-            b.eval(t1, &mut self.at_end);
-            for i in 0..n {
-                rhs[i] += h * ((1.0 - theta) * self.at_start[i] + theta * self.at_end[i]);
+        };
+        let b = match &d.b {
+            None => None,
+            Some(TimeVector::Constant(b)) => Some((b.as_slice(), b.as_slice())),
+            Some(b) => {
+                b.eval(t0, &mut self.at_start);
+                b.eval(t1, &mut self.at_end);
+                Some((self.at_start.as_slice(), self.at_end.as_slice()))
             }
-        }
-        if self.has_control {
-            for i in 0..n {
-                rhs[i] += h * self.control[i];
-            }
+        };
+        let g = self.has_control.then_some(self.control.as_slice());
+        let x = self.q_start.as_slice();
+        let rhs = self.rhs.as_mut_slice();
+        match n {
+            1 => free_rhs(1, a, x, b, g, h, theta, rhs),
+            2 => free_rhs(2, a, x, b, g, h, theta, rhs),
+            3 => free_rhs(3, a, x, b, g, h, theta, rhs),
+            4 => free_rhs(4, a, x, b, g, h, theta, rhs),
+            _ => free_rhs(n, a, x, b, g, h, theta, rhs),
         }
         lu_solve(&self.w, n, &self.piv, rhs);
         free.copy_from_slice(rhs);
@@ -178,6 +185,49 @@ fn fd_jacobian(
         shifted[c] = x0;
         for r in 0..fx.len() {
             out[(r, c)] = (fplus[r] - fx[r]) / dx;
+        }
+    }
+}
+
+/// The θ-scheme's right-hand side for a linear system, row by row:
+///
+/// rhs_i = x_i + h(1−θ) Σ_j A_ij x_j,
+/// rhs_i += h((1−θ) b_i(t₀) + θ b_i(t₁)),   rhs_i += h g_i,
+///
+/// with `a` the n × n column-major A, `b` = (b(t₀), b(t₁)) and `g` when
+/// present. Inlined with a constant n for the small sizes (no index checks
+/// left, the loops unrolled); the operations and their order are those of
+/// the plain loops for every n.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn free_rhs(
+    n: usize,
+    a: &[f64],
+    x: &[f64],
+    b: Option<(&[f64], &[f64])>,
+    g: Option<&[f64]>,
+    h: f64,
+    theta: f64,
+    rhs: &mut [f64],
+) {
+    let (a, x, rhs) = (&a[..n * n], &x[..n], &mut rhs[..n]);
+    for i in 0..n {
+        let mut ax = 0.0;
+        for j in 0..n {
+            ax += a[j * n + i] * x[j];
+        }
+        rhs[i] = x[i] + h * (1.0 - theta) * ax;
+    }
+    if let Some((b0, b1)) = b {
+        let (b0, b1) = (&b0[..n], &b1[..n]);
+        for i in 0..n {
+            rhs[i] += h * ((1.0 - theta) * b0[i] + theta * b1[i]);
+        }
+    }
+    if let Some(g) = g {
+        let g = &g[..n];
+        for i in 0..n {
+            rhs[i] += h * g[i];
         }
     }
 }
