@@ -6,66 +6,12 @@
 //! close one after another and neighbours slide, so the active set changes
 //! over the run.
 
+mod falling_column;
+
+use falling_column::{falling_column, Contacts, MU};
 use nonsmooth::modelling::InteractionId;
 use nonsmooth::modelling::SystemId;
-use nonsmooth::simulation::{Assembly, TimeStepping};
-use nonsmooth_scenario::Scenario;
-
-const MU: f64 = 0.3;
-
-/// A column of `beads` beads with gaps of 1 cm, horizontal velocities
-/// 0.5·sin(i), every contact frictional (μ = 0.3, restitution 0.5).
-/// With `scleronomous`, the contacts between beads are given by h(q) and
-/// its Jacobian (the same rows): W is then assembled at every step instead
-/// of taken from blocks computed once.
-fn falling_column(beads: usize, assembly: Assembly, scleronomous: bool) -> TimeStepping {
-    let linear = r#"relation = { type = "lagrangian_linear", H = [[-1, 0, 1, 0], [0, -1, 0, 1]], b = ["-2*radius", 0] }"#;
-    let nonlinear = r#"relation = { type = "lagrangian_scleronomous", h = ["q2 - q0 - 2*radius", "q3 - q1"], jacobian = [[-1, 0, 1, 0], [0, -1, 0, 1]] }"#;
-    let text = r#"
-name = "falling_column"
-
-[parameters]
-beads = 10
-radius = 0.1
-gap = 0.01
-
-[simulation]
-t_end = 1
-step = 1e-3
-
-[[systems]]
-repeat = { i = "0 .. beads" }
-name = "bead{i}"
-type = "lagrangian_linear"
-q0 = ["radius + gap + i*(2*radius + gap)", 0]
-v0 = [0, "0.5*sin(i)"]
-mass_diagonal = [1, 1]
-fext = [-9.81, 0]
-
-[[interactions]]
-name = "ground"
-systems = ["bead0"]
-relation = { type = "lagrangian_linear", H = [[1, 0], [0, 1]], b = ["-radius", 0] }
-law = { type = "newton_impact_friction", restitution = 0.5, friction = 0.3, dimension = 2 }
-
-[[interactions]]
-repeat = { i = "1 .. beads" }
-name = "contact{i}"
-systems = ["bead{i-1}", "bead{i}"]
-RELATION
-law = { type = "newton_impact_friction", restitution = 0.5, friction = 0.3, dimension = 2 }
-
-[output]
-record = ["bead0.q"]
-"#
-    .replace("RELATION", if scleronomous { nonlinear } else { linear });
-    let mut scenario = Scenario::from_str(&text, "falling_column.toml").unwrap();
-    scenario.set_parameter("beads", beads as f64).unwrap();
-    let built = scenario.build().unwrap();
-    let mut settings = built.settings.clone();
-    settings.assembly = assembly;
-    TimeStepping::new(built.model.clone(), settings).unwrap()
-}
+use nonsmooth::simulation::Assembly;
 
 /// Both assemblies give the same run within the solver's tolerance (the
 /// factorisations differ, so the last bits may), through some two hundred
@@ -82,8 +28,8 @@ fn all_contacts_and_active_contacts_give_the_same_run() {
 
 fn same_run(scleronomous: bool) {
     let beads = 30;
-    let mut active = falling_column(beads, Assembly::Dense, scleronomous);
-    let mut all = falling_column(beads, Assembly::Sparse, scleronomous);
+    let mut active = falling_column(beads, None, Assembly::Dense, contacts(scleronomous));
+    let mut all = falling_column(beads, None, Assembly::Sparse, contacts(scleronomous));
     let mut changes = 0;
     let mut last_set = vec![false; beads];
     let mut worst: f64 = 0.0;
@@ -137,8 +83,8 @@ fn same_run(scleronomous: bool) {
 #[test]
 fn w_cut_from_every_contact_matches_w_assembled_over_the_active_set() {
     let beads = 30;
-    let mut cut = falling_column(beads, Assembly::Dense, false);
-    let mut assembled = falling_column(beads, Assembly::Dense, true);
+    let mut cut = falling_column(beads, None, Assembly::Dense, Contacts::Linear);
+    let mut assembled = falling_column(beads, None, Assembly::Dense, Contacts::Scleronomous);
     let mut changes = 0;
     let mut last_set = vec![false; beads];
     for step in 0..700 {
@@ -177,4 +123,14 @@ fn w_cut_from_every_contact_matches_w_assembled_over_the_active_set() {
         changes >= 20,
         "only {changes} changes of the set of pushing contacts"
     );
+}
+
+/// The contacts between beads as a linear relation, or as h(q) and its
+/// Jacobian when `scleronomous`.
+fn contacts(scleronomous: bool) -> Contacts {
+    if scleronomous {
+        Contacts::Scleronomous
+    } else {
+        Contacts::Linear
+    }
 }

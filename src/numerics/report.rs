@@ -37,6 +37,21 @@ impl SolveStatus {
     pub fn is_solved(self) -> bool {
         self == SolveStatus::Solved
     }
+
+    /// How much a status says about the problem, for a chain of solvers
+    /// that reports the most telling verdict of its stages (lower is more
+    /// telling): solved, then a proof that no solution exists (an
+    /// exhaustive search, Lemke's secondary ray), then an iteration limit,
+    /// then numerical trouble.
+    pub fn rank(self) -> u8 {
+        match self {
+            SolveStatus::Solved => 0,
+            SolveStatus::NoSolution => 1,
+            SolveStatus::RayTermination => 2,
+            SolveStatus::IterationLimit => 3,
+            SolveStatus::NumericalTrouble => 4,
+        }
+    }
 }
 
 impl std::fmt::Display for SolveStatus {

@@ -111,7 +111,7 @@ impl DefaultLcp {
                 _ => continue,
             };
             iterations += report.iterations;
-            if rank(report.status) < rank(verdict) {
+            if report.status.rank() < verdict.rank() {
                 verdict = report.status;
             }
             if report.status.is_solved() {
@@ -136,16 +136,6 @@ impl DefaultLcp {
             time: start.elapsed(),
             ..report
         })
-    }
-}
-
-fn rank(s: SolveStatus) -> u8 {
-    match s {
-        SolveStatus::Solved => 0,
-        SolveStatus::NoSolution => 1,
-        SolveStatus::RayTermination => 2,
-        SolveStatus::IterationLimit => 3,
-        SolveStatus::NumericalTrouble => 4,
     }
 }
 

@@ -431,16 +431,6 @@ impl DefaultMlcp {
     }
 }
 
-fn rank(s: SolveStatus) -> u8 {
-    match s {
-        SolveStatus::Solved => 0,
-        SolveStatus::NoSolution => 1,
-        SolveStatus::RayTermination => 2,
-        SolveStatus::IterationLimit => 3,
-        SolveStatus::NumericalTrouble => 4,
-    }
-}
-
 impl MlcpSolver for DefaultMlcp {
     fn name(&self) -> &'static str {
         "default"
@@ -505,7 +495,7 @@ impl MlcpSolver for DefaultMlcp {
                     start,
                 ));
             }
-            if rank(status) < rank(verdict) && status != SolveStatus::Solved {
+            if status.rank() < verdict.rank() && status != SolveStatus::Solved {
                 verdict = status;
             }
             if err < best_err {
