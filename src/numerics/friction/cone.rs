@@ -62,6 +62,21 @@ pub fn natural_map_norm(dim: usize, r: &[f64], u: &[f64], mu: &[f64]) -> f64 {
         .sqrt()
 }
 
+/// The tangential part shared by [`alart_curnier`] and
+/// [`alart_curnier_value`]: the disk's radius R = μ max(0, a) with
+/// a = r_N − ρ u_N, the argument b = r_T − ρ u_T of the projection on it
+/// (in b[1..d]) and ‖b‖.
+#[inline(always)]
+fn tangent_argument(r: &[f64], u: &[f64], mu: f64, rho: f64, a: f64) -> (f64, [f64; 3], f64) {
+    let d = r.len();
+    let radius = mu * a.max(0.0);
+    let mut b = [0.0; 3];
+    for k in 1..d {
+        b[k] = r[k] - rho * u[k];
+    }
+    (radius, b, tangent_norm(&b[..d]))
+}
+
 /// The Alart–Curnier function of one contact (Jean–Moreau variant) and an
 /// element of its generalised Jacobian:
 ///
@@ -92,12 +107,7 @@ pub fn alart_curnier(
         phi[0] = r[0];
         dm[0][0] = 1.0;
     }
-    let radius = mu * a.max(0.0);
-    let mut b = [0.0; 3];
-    for k in 1..d {
-        b[k] = r[k] - rho * u[k];
-    }
-    let nb = tangent_norm(&b[..d]);
+    let (radius, b, nb) = tangent_argument(r, u, mu, rho, a);
     if nb <= radius {
         for k in 1..d {
             phi[k] = rho * u[k];
@@ -135,12 +145,7 @@ pub fn alart_curnier_value(r: &[f64], u: &[f64], mu: f64, rho: f64, phi: &mut [f
     let d = r.len();
     let a = r[0] - rho * u[0];
     phi[0] = if a > 0.0 { rho * u[0] } else { r[0] };
-    let radius = mu * a.max(0.0);
-    let mut b = [0.0; 3];
-    for k in 1..d {
-        b[k] = r[k] - rho * u[k];
-    }
-    let nb = tangent_norm(&b[..d]);
+    let (radius, b, nb) = tangent_argument(r, u, mu, rho, a);
     if nb <= radius {
         for k in 1..d {
             phi[k] = rho * u[k];
