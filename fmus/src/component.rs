@@ -22,8 +22,8 @@
 //! becomes true).
 
 use crate::handles::StateHandles;
+use crate::instance_log::{Consequence, InstanceLog};
 use crate::runner::{Experiment, Runner, RunnerError};
-use crate::xml::LOG_CATEGORIES;
 
 /// fmi2Status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,9 +81,7 @@ pub type MakeRunner<R> = Box<dyn Fn() -> Result<R, RunnerError> + Send>;
 
 /// One FMU instance.
 pub struct Component<R: Runner> {
-    log_fn: LogFn,
-    /// Which of [`LOG_CATEGORIES`] are delivered.
-    enabled: [bool; LOG_CATEGORIES.len()],
+    log: InstanceLog,
     phase: Phase,
     runner: R,
     make_runner: MakeRunner<R>,
@@ -92,16 +90,6 @@ pub struct Component<R: Runner> {
     /// FMU states handed out and not freed (their addresses).
     states: StateHandles,
 }
-
-/// The index of a category in [`LOG_CATEGORIES`].
-fn category(name: &str) -> Option<usize> {
-    LOG_CATEGORIES.iter().position(|(n, _)| *n == name)
-}
-
-const ERRORS: usize = 0;
-const DISCARDS: usize = 2;
-const EVENTS: usize = 3;
-const CALLS: usize = 4;
 
 impl<R: Runner> Component<R> {
     /// A new instance. The status categories (logStatusError,
@@ -114,10 +102,7 @@ impl<R: Runner> Component<R> {
     ) -> Result<Self, RunnerError> {
         let runner = make_runner()?;
         Ok(Component {
-            log_fn,
-            // Messages that explain a non-OK status are delivered unless the
-            // host turns their category off; the others when logging is on.
-            enabled: [true, true, true, logging_on, logging_on],
+            log: InstanceLog::new(log_fn, logging_on),
             phase: Phase::Instantiated,
             runner,
             make_runner,
@@ -136,31 +121,18 @@ impl<R: Runner> Component<R> {
         &self.runner
     }
 
-    /// Logs in a category, when it is enabled.
-    pub fn log(&self, status: Status, cat: usize, message: &str) {
-        if self.enabled[cat] {
-            (self.log_fn)(status, LOG_CATEGORIES[cat].0, message);
-        }
-    }
-
     /// Logs an error of `func` and returns `Error`.
     pub fn error(&self, func: &str, message: &str) -> Status {
-        self.log(Status::Error, ERRORS, &format!("{func}: {message}"));
-        Status::Error
+        self.log.error(func, message)
     }
 
     /// Logs an FMI call (category logCalls).
     pub fn call(&self, text: impl FnOnce() -> String) {
-        if self.enabled[CALLS] {
-            self.log(Status::Ok, CALLS, &text());
-        }
+        self.log.call(text)
     }
 
-    /// Logs an event (category logEvents).
-    pub fn event(&self, text: impl FnOnce() -> String) {
-        if self.enabled[EVENTS] {
-            self.log(Status::Ok, EVENTS, &text());
-        }
+    fn event(&self, text: impl FnOnce() -> String) {
+        self.log.event(text)
     }
 
     /// Moves to the error phase after a panic or a failure, and logs it.
@@ -170,59 +142,28 @@ impl<R: Runner> Component<R> {
     }
 
     fn refuse_phase(&self, func: &str, allowed: &str) -> Status {
-        self.error(
-            func,
-            &format!(
-                "not allowed in the {} state (allowed: {allowed})",
-                self.phase.name()
-            ),
-        )
+        self.log.refuse_phase(func, self.phase.name(), allowed)
     }
 
-    /// Maps a runner error to a status, moving to the error phase for
-    /// failures of the simulation.
+    /// Maps a runner error to a status: a step past the stop time fails
+    /// the step, a failure of the simulation moves to the error phase.
     fn runner_error(&mut self, func: &str, e: RunnerError) -> Status {
-        match e {
-            RunnerError::Refused(m) | RunnerError::State(m) => self.error(func, &m),
-            RunnerError::Input(e) => self.error(func, &e.to_string()),
-            RunnerError::PastStop(m) => {
+        let (status, consequence) = self.log.runner_error(func, e);
+        match consequence {
+            Consequence::Refused => {}
+            Consequence::PastStop => {
                 self.past_stop = true;
                 self.phase = Phase::StepFailed;
-                self.log(Status::Discard, DISCARDS, &format!("{func}: {m}"));
-                Status::Discard
             }
-            e @ (RunnerError::Build(_)
-            | RunnerError::Structure(_)
-            | RunnerError::Simulation { .. }) => self.fail(func, &e.to_string()),
+            Consequence::Failed => self.phase = Phase::Error,
         }
+        status
     }
 
     /// fmi2SetDebugLogging: `categories` empty applies `on` to all.
     pub fn set_debug_logging(&mut self, on: bool, categories: &[&str]) -> Status {
-        if categories.is_empty() {
-            self.enabled = [on; LOG_CATEGORIES.len()];
-            return Status::Ok;
-        }
-        let mut idx = Vec::with_capacity(categories.len());
-        for c in categories {
-            match category(c) {
-                Some(k) => idx.push(k),
-                None => {
-                    let known: Vec<&str> = LOG_CATEGORIES.iter().map(|(n, _)| *n).collect();
-                    return self.error(
-                        "fmi2SetDebugLogging",
-                        &format!(
-                            "unknown log category `{c}` (categories: {})",
-                            known.join(", ")
-                        ),
-                    );
-                }
-            }
-        }
-        for k in idx {
-            self.enabled[k] = on;
-        }
-        Status::Ok
+        self.log
+            .set_debug_logging("fmi2SetDebugLogging", on, categories)
     }
 
     /// fmi2SetupExperiment.

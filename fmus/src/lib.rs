@@ -11,6 +11,8 @@
 //!   of every run, on a time-stepping plant);
 //! * `component`: one instance's state machine, checks and logging;
 //! * `handles`: the FMU-state handles an instance gave its host;
+//! * `instance_log`: an instance's log categories and messages, and what a
+//!   runner error means for its state machine (FMI 2.0 and 3.0 alike);
 //! * `fmi2`: the C entry points of the shared library (`fmi2Instantiate`,
 //!   `fmi2DoStep`, …), exported when this crate is built as a cdylib;
 //! * `fmi3`: the FMI 3.0 modelDescription, instance state machine and C
@@ -23,6 +25,7 @@ pub mod export;
 pub mod fmi2;
 pub mod fmi3;
 pub mod handles;
+pub mod instance_log;
 pub mod runner;
 pub mod variables;
 pub mod xml;

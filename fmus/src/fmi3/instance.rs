@@ -28,8 +28,8 @@
 
 use crate::component::{LogFn, MakeRunner, Status};
 use crate::handles::StateHandles;
+use crate::instance_log::{Consequence, InstanceLog};
 use crate::runner::{Experiment, Runner, RunnerError, StepEnd};
-use crate::xml::LOG_CATEGORIES;
 
 /// Where the instance is in the FMI 3.0 co-simulation state machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,8 +94,7 @@ pub struct DiscreteStatesOut {
 
 /// One FMI 3.0 instance.
 pub struct Instance3<R: Runner> {
-    log_fn: LogFn,
-    enabled: [bool; LOG_CATEGORIES.len()],
+    log: InstanceLog,
     phase: Phase,
     runner: R,
     make_runner: MakeRunner<R>,
@@ -108,11 +107,6 @@ pub struct Instance3<R: Runner> {
     /// FMU states handed out and not freed (their addresses).
     states: StateHandles,
 }
-
-const ERRORS: usize = 0;
-const DISCARDS: usize = 2;
-const EVENTS: usize = 3;
-const CALLS: usize = 4;
 
 impl<R: Runner> Instance3<R> {
     /// A new instance (the status categories start enabled; `logging_on`
@@ -127,8 +121,7 @@ impl<R: Runner> Instance3<R> {
         let runner = make_runner()?;
         let time_vr = runner.interface().variables.len() as u32;
         Ok(Instance3 {
-            log_fn,
-            enabled: [true, true, true, logging_on, logging_on],
+            log: InstanceLog::new(log_fn, logging_on),
             phase: Phase::Instantiated,
             runner,
             make_runner,
@@ -150,29 +143,18 @@ impl<R: Runner> Instance3<R> {
         &self.runner
     }
 
-    fn log(&self, status: Status, cat: usize, message: &str) {
-        if self.enabled[cat] {
-            (self.log_fn)(status, LOG_CATEGORIES[cat].0, message);
-        }
-    }
-
     /// Logs an error of `func` and returns `Error`.
     pub fn error(&self, func: &str, message: &str) -> Status {
-        self.log(Status::Error, ERRORS, &format!("{func}: {message}"));
-        Status::Error
+        self.log.error(func, message)
     }
 
     /// Logs an FMI call (category logCalls).
     pub fn call(&self, text: impl FnOnce() -> String) {
-        if self.enabled[CALLS] {
-            self.log(Status::Ok, CALLS, &text());
-        }
+        self.log.call(text)
     }
 
     fn event(&self, text: impl FnOnce() -> String) {
-        if self.enabled[EVENTS] {
-            self.log(Status::Ok, EVENTS, &text());
-        }
+        self.log.event(text)
     }
 
     /// Moves to the error phase after a panic or a failure, and logs it.
@@ -182,13 +164,7 @@ impl<R: Runner> Instance3<R> {
     }
 
     fn refuse_phase(&self, func: &str, allowed: &str) -> Status {
-        self.error(
-            func,
-            &format!(
-                "not allowed in the {} state (allowed: {allowed})",
-                self.phase.name()
-            ),
-        )
+        self.log.refuse_phase(func, self.phase.name(), allowed)
     }
 
     fn no_event_mode(&self, func: &str) -> Status {
@@ -198,44 +174,25 @@ impl<R: Runner> Instance3<R> {
         )
     }
 
+    /// Maps a runner error to a status: a step past the stop time is
+    /// discarded, a failure of the simulation moves to the error phase.
     fn runner_error(&mut self, func: &str, e: RunnerError) -> Status {
-        match e {
-            RunnerError::Refused(m) | RunnerError::State(m) => self.error(func, &m),
-            RunnerError::Input(e) => self.error(func, &e.to_string()),
-            RunnerError::PastStop(m) => {
+        let (status, consequence) = self.log.runner_error(func, e);
+        match consequence {
+            Consequence::Refused => {}
+            Consequence::PastStop => {
                 self.past_stop = true;
                 self.phase = Phase::StepDiscarded;
-                self.log(Status::Discard, DISCARDS, &format!("{func}: {m}"));
-                Status::Discard
             }
-            e @ (RunnerError::Build(_)
-            | RunnerError::Structure(_)
-            | RunnerError::Simulation { .. }) => self.fail(func, &e.to_string()),
+            Consequence::Failed => self.phase = Phase::Error,
         }
+        status
     }
 
     /// fmi3SetDebugLogging: `categories` empty applies `on` to all.
     pub fn set_debug_logging(&mut self, on: bool, categories: &[&str]) -> Status {
-        if categories.is_empty() {
-            self.enabled = [on; LOG_CATEGORIES.len()];
-            return Status::Ok;
-        }
-        let mut idx = Vec::with_capacity(categories.len());
-        for c in categories {
-            match LOG_CATEGORIES.iter().position(|(n, _)| n == c) {
-                Some(k) => idx.push(k),
-                None => {
-                    return self.error(
-                        "fmi3SetDebugLogging",
-                        &format!("unknown log category `{c}`"),
-                    )
-                }
-            }
-        }
-        for k in idx {
-            self.enabled[k] = on;
-        }
-        Status::Ok
+        self.log
+            .set_debug_logging("fmi3SetDebugLogging", on, categories)
     }
 
     /// fmi3EnterInitializationMode: the experiment, then initialization.
