@@ -638,6 +638,8 @@ impl ControlLoopBuilder {
             external,
             undo: Vec::new(),
             actions_pending: false,
+            reached: i64::MIN,
+            next_action: i64::MIN,
             relation_u: Vec::new(),
             next_change: f64::INFINITY,
         };

@@ -242,6 +242,14 @@ pub struct ControlLoop {
     /// The instant reached by `reach` and not yet processed by `process`
     /// (the loop's events of it are still to do).
     actions_pending: bool,
+    /// The tick of the instant `reach` reached last.
+    reached: i64,
+    /// No sensor, observer or controller event is due before this tick:
+    /// the smallest pending tick of the loop's sources, found after each
+    /// instant at which they were looked for; `i64::MIN` (look at every
+    /// instant) when the plant does not know a source's pending tick, and
+    /// after a restore.
+    next_action: i64,
     /// Scratch for a relation input u_r = Σ_a P_a u_a, kept between
     /// applications so that applying an input allocates nothing.
     relation_u: Vec<f64>,

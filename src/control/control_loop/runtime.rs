@@ -40,8 +40,9 @@ impl ControlLoop {
             self.apply_changes_within_step()?;
         }
         let outcome = self.plant.reach()?;
-        if let StepOutcome::Advanced { .. } = outcome {
+        if let StepOutcome::Advanced { tick, .. } = outcome {
             self.actions_pending = true;
+            self.reached = tick;
         }
         Ok(outcome)
     }
@@ -52,6 +53,7 @@ impl ControlLoop {
     /// captures and deliveries, the observers, the controllers and their
     /// actuators. Returns whether an instant was pending; without one it
     /// does nothing.
+    #[inline]
     pub fn process(&mut self) -> Result<bool, ControlError> {
         let plant = self.plant.process()?;
         if !self.actions_pending {
@@ -59,7 +61,18 @@ impl ControlLoop {
         }
         self.actions_pending = false;
         // Most instants hold only the plant's own events (its integration
-        // step, its outputs): find the first event with something to do.
+        // step, its outputs): before the loop's next pending tick there is
+        // nothing to look for.
+        if self.reached >= self.next_action {
+            self.process_actions()?;
+            self.next_action = self.next_action_bound();
+        }
+        Ok(true)
+    }
+
+    /// The sensor, observer and controller events of the instant, in order.
+    #[inline(never)]
+    fn process_actions(&mut self) -> Result<(), ControlError> {
         let actions = &self.actions;
         let events = self.plant.last_events();
         let n = events.len();
@@ -67,7 +80,7 @@ impl ControlLoop {
             .iter()
             .position(|ev| !matches!(actions.get(ev.source.0), None | Some(Action::None)))
         else {
-            return Ok(true);
+            return Ok(());
         };
         let t = self.plant.time();
         for k in first..n {
@@ -101,7 +114,25 @@ impl ControlLoop {
                 }
             }
         }
-        Ok(true)
+        Ok(())
+    }
+
+    /// The smallest pending tick of the loop's sources (`i64::MAX` when the
+    /// loop has none): no event of theirs is due before it. `i64::MIN` when
+    /// the plant does not know one of them (every source of the loop is
+    /// periodic, so a missing tick is not a source that ran out).
+    fn next_action_bound(&self) -> i64 {
+        let mut next = i64::MAX;
+        for (id, a) in self.actions.iter().enumerate() {
+            if matches!(a, Action::None) {
+                continue;
+            }
+            match self.plant.pending_tick(SourceId(id)) {
+                Some(tick) => next = next.min(tick),
+                None => return i64::MIN,
+            }
+        }
+        next
     }
 
     /// True between [`ControlLoop::reach`] and [`ControlLoop::process`].
