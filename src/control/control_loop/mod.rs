@@ -251,7 +251,8 @@ pub struct ControlLoop {
     /// Whether the loop keeps `next_action`: not when one of its sources
     /// acts at every step of the plant's grid (the loop then looks at every
     /// instant, which costs less than keeping a bound that is always the
-    /// next instant).
+    /// next instant), nor once the plant did not know a source's pending
+    /// tick.
     track_actions: bool,
     /// The tick of the instant `reach` reached last.
     reached: i64,

@@ -130,6 +130,9 @@ impl ControlLoop {
             } else {
                 self.ask_action_ticks()
             };
+            // A plant that does not know its sources' ticks (an imported
+            // simulation) never will: stop asking.
+            self.track_actions = self.next_action != i64::MIN;
         }
         Ok(())
     }
