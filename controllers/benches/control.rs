@@ -12,7 +12,13 @@
 //! The loop is driven as every run is: one `ControlLoop::step` call per
 //! instant.
 //!
-//! Run: `cargo bench -p nonsmooth-controllers --bench control`.
+//! A second scenario, `constant_b` (benches/data/smc_tutorial_constant_b.toml,
+//! used by this benchmark only), is the tutorial with b(t) replaced by a
+//! constant vector: the cost of the loop without the sine and its
+//! expression (issue 15's floor, docs/simulation-benchmark.md).
+//!
+//! Run: `cargo bench -p nonsmooth-controllers --bench control [tutorial |
+//! constant_b]` (both without a name).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -27,11 +33,32 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20);
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/smc_tutorial.toml");
-    println!("| law | steps | µs per step (best of {repeat}) | whole run [ms] |");
-    println!("|---|---:|---:|---:|");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let scenarios = [
+        ("tutorial", root.join("examples/smc_tutorial.toml")),
+        (
+            "constant_b",
+            root.join("benches/data/smc_tutorial_constant_b.toml"),
+        ),
+    ];
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    println!("| scenario | law | steps | µs per step (best of {repeat}) | whole run [ms] |");
+    println!("|---|---|---:|---:|---:|");
+    for (name, file) in &scenarios {
+        if !wanted.is_empty() && !wanted.iter().any(|w| w == name) {
+            continue;
+        }
+        run_scenario(name, file, repeat);
+    }
+}
+
+/// Runs one scenario with each of the three laws and prints its lines.
+fn run_scenario(name: &str, file: &Path, repeat: usize) {
     for law in ["smc_implicit", "smc_explicit", "smc_ot2"] {
-        let mut scenario = Scenario::from_file(&file).expect("the example reads");
+        let mut scenario = Scenario::from_file(file).expect("the example reads");
         scenario.set_parameter("law", law).unwrap();
         let built = scenario
             .build_with(Arc::new(Catalog))
@@ -56,7 +83,7 @@ fn main() {
             std::hint::black_box(&table);
         }
         println!(
-            "| {law} | {steps} | {:.4} | {:.3} |",
+            "| {name} | {law} | {steps} | {:.4} | {:.3} |",
             best * 1e6 / steps as f64,
             best * 1e3
         );

@@ -180,6 +180,16 @@ struct QuietRun {
     until: i64,
 }
 
+/// An instant delivered by [`EventManager::pop_quiet_instant`]: its tick
+/// and the number of time-discretisation events among its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DueInstant {
+    /// The instant, in ticks.
+    pub tick: i64,
+    /// How many of its events are time-discretisation events.
+    pub steps: usize,
+}
+
 /// The instants t₀ + k·h of a time-stepping clock, in ticks of its
 /// [`TimeBase`]: where such a clock may place events.
 #[derive(Debug, Clone, Copy)]
@@ -458,6 +468,15 @@ impl EventManager {
     /// otherwise `None`, and nothing changes.
     #[inline(always)]
     pub fn pop_quiet_until(&mut self, limit: i64, out: &mut Vec<Event>) -> Option<i64> {
+        self.pop_quiet_instant(limit, out).map(|due| due.tick)
+    }
+
+    /// As [`EventManager::pop_quiet_until`], with the number of
+    /// time-discretisation events among those delivered (the integration
+    /// steps that end at the instant), known from the two frequent sources
+    /// without a pass over the events.
+    #[inline(always)]
+    pub fn pop_quiet_instant(&mut self, limit: i64, out: &mut Vec<Event>) -> Option<DueInstant> {
         let run = self.quiet?;
         self.pop_quiet(run, limit, out)
     }
@@ -468,7 +487,7 @@ impl EventManager {
     /// source is due, the instant is after `limit`, or a next occurrence
     /// would pass the range of ticks).
     #[inline(always)]
-    fn pop_quiet(&mut self, run: QuietRun, limit: i64, out: &mut Vec<Event>) -> Option<i64> {
+    fn pop_quiet(&mut self, run: QuietRun, limit: i64, out: &mut Vec<Event>) -> Option<DueInstant> {
         let (e1, e2) = (self.lane[run.first], self.lane[run.second]);
         let t = e1.next.min(e2.next);
         if t >= run.until || t > limit {
@@ -503,7 +522,12 @@ impl EventManager {
         self.lane[run.first].next = n1;
         self.lane[run.second].next = n2;
         self.lane_next = Some(n1.min(n2).min(run.lane_until));
-        Some(t)
+        let td =
+            |due: bool, kind: EventKind| usize::from(due && kind == EventKind::TimeDiscretisation);
+        Some(DueInstant {
+            tick: t,
+            steps: td(due1, e1.kind) + td(due2, e2.kind),
+        })
     }
 
     /// One pass over the lane: the sources due at t (the lane is in
@@ -811,8 +835,14 @@ mod tests {
                             m.add_periodic(EventKind::Sensor, t + 1, 13).unwrap();
                         }
                     }
-                    if quiet.pop_quiet_until(i64::MAX, &mut out_q).is_some() {
+                    if let Some(due) = quiet.pop_quiet_instant(i64::MAX, &mut out_q) {
                         quiet_instants += 1;
+                        let steps = out_q
+                            .iter()
+                            .filter(|e| e.kind == EventKind::TimeDiscretisation)
+                            .count();
+                        assert_eq!(due.steps, steps, "instant {k}");
+                        assert!(out_q.iter().all(|e| e.tick == due.tick), "instant {k}");
                     } else {
                         quiet.pop_instant(&mut out_q).unwrap();
                     }

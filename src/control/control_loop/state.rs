@@ -277,6 +277,9 @@ impl ControlLoop {
     /// fit, nothing is changed ([`ControlError::State`] says what differs).
     pub fn restore_state(&mut self, s: &ControlLoopState) -> Result<(), ControlError> {
         self.check_fits(s)?;
+        // The plant's schedule may go back: look for the loop's events at
+        // every instant until they are found again.
+        self.next_action = i64::MIN;
         // The laws first, with their current memories kept to undo.
         let mut undo = std::mem::take(&mut self.undo);
         undo.clear();

@@ -170,6 +170,7 @@ fn free_accelerations(
 impl TimeStepping {
     /// One D1-minus-linear step (module documentation). A step that fails
     /// leaves the state of its start.
+    #[inline(never)]
     pub(super) fn integrate_d1_minus_linear(
         &mut self,
         t0: f64,

@@ -150,6 +150,7 @@ impl SpWork {
 impl TimeStepping {
     /// One Schatzman–Paoli step (module documentation). A step that fails
     /// leaves the state of its start.
+    #[inline(never)]
     pub(super) fn integrate_schatzman_paoli(
         &mut self,
         t0: f64,

@@ -481,6 +481,22 @@ impl SystemWork {
                 return Ok(finite);
             }
         }
+        self.linear_step_from_free(ds, t0, t1, h, theta)
+    }
+
+    /// [`SystemWork::linear_step_alone`] of the systems other than the
+    /// zero-order hold's: start state, free unknown, end of the step. Out
+    /// of line, so that the zero-order hold's step, inlined where the step
+    /// is taken, carries none of their set-up.
+    #[inline(never)]
+    fn linear_step_from_free(
+        &mut self,
+        ds: &DynamicalSystem,
+        t0: f64,
+        t1: f64,
+        h: f64,
+        theta: f64,
+    ) -> Result<bool, SimulationError> {
         self.swap_start();
         self.compute_free(ds, t0, t1, h, theta)?;
         Ok(self.finish_linear_step(h, theta))
