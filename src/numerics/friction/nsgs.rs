@@ -209,14 +209,15 @@ impl Nsgs {
             LocalSolver::NewtonAc => {
                 // Separated (q̃_N ≥ 0) costs one comparison; sticking one
                 // product with the stored W_ii⁻¹; only a sliding contact
-                // iterates, from its previous r_i.
+                // iterates, from its previous r_i moved along its ray to
+                // u_N = 0 (`local::newton_start`).
                 if q_separated(&ql) {
                     *ri = [0.0; D];
                 } else {
                     let tol = local_tol(ri);
                     let inv = self.contacts.inv[i].as_ref();
                     if local::closed_form(D, w, inv, &ql, mu, ri, tol).is_none() {
-                        local::sliding_start(D, w, &ql, mu, ri);
+                        local::newton_start(D, w, &ql, mu, ri);
                         let rho = self.contacts.rho[i];
                         // Literal sizes let the inlined local solver unroll.
                         if !local::newton_ac(D, w, rho, &ql, mu, ri, tol, 10) {
