@@ -383,12 +383,12 @@ mod tests {
             seed ^= seed << 17;
             (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
         };
-        for case in 0..500 {
+        for case in 0..500i32 {
             for d in [2usize, 3] {
                 let mut a = [[0.0; 3]; 3];
                 for row in a.iter_mut().take(d) {
                     for v in row.iter_mut().take(d) {
-                        *v = next() * 10f64.powi((case % 5) as i32 - 2);
+                        *v = next() * 10f64.powi(case % 5 - 2);
                     }
                 }
                 let b = [next(), next(), next()];
@@ -557,7 +557,7 @@ mod tests {
         for case in 0..200 {
             let mu = 0.2 + 0.6 * next();
             let rn = 0.5 + next();
-            let angle = 6.283185307179586 * next();
+            let angle = std::f64::consts::TAU * next();
             let rs = [rn, mu * rn * angle.cos(), mu * rn * angle.sin()];
             let alpha = 0.05 + next();
             let q = planted(rs, [0.0, -alpha * rs[1], -alpha * rs[2]]);
