@@ -24,6 +24,34 @@ struct OffBlock {
     w: [[f64; 4]; 3],
 }
 
+/// W_ii⁻¹ of one contact, computed when first needed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Inverse {
+    /// Not computed yet in this solve.
+    Unknown,
+    /// W_ii is singular ([`local::invert_block`] gave none).
+    Singular,
+    /// W_ii⁻¹.
+    Ready([[f64; 3]; 3]),
+}
+
+impl Inverse {
+    /// W_ii⁻¹ of `w` (dimension `d`), computed at the first call.
+    #[inline]
+    pub fn get(&mut self, d: usize, w: &[[f64; 3]; 3]) -> Option<&[[f64; 3]; 3]> {
+        if let Inverse::Unknown = self {
+            *self = match local::invert_block(d, w) {
+                Some(m) => Inverse::Ready(m),
+                None => Inverse::Singular,
+            };
+        }
+        match self {
+            Inverse::Ready(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
 /// The diagonal blocks of W, its off-diagonal block columns and the free
 /// velocities. Sized once per number of contacts and stored blocks;
 /// [`Contacts::prepare`] does not allocate again for a problem of the same
@@ -32,9 +60,10 @@ struct OffBlock {
 pub(crate) struct Contacts {
     /// W_ii, row-major in the top-left d × d corner.
     pub diag: Vec<[[f64; 3]; 3]>,
-    /// W_ii⁻¹ (None when W_ii is singular), computed once per solve for the
-    /// sticking case of the local solver.
-    pub inv: Vec<Option<[[f64; 3]; 3]>>,
+    /// W_ii⁻¹ for the sticking case of the local solver, computed once per
+    /// solve at the contact's first visit that needs it (a contact that
+    /// stays separated never does).
+    pub inv: Vec<Inverse>,
     /// The Alart–Curnier parameter ρ_i = 1 / max_k (W_ii)_kk of each contact.
     pub rho: Vec<f64>,
     /// Start of block column i in `blocks` (length contacts + 1).
@@ -139,8 +168,7 @@ impl Contacts {
             }
         };
         self.inv.clear();
-        self.inv
-            .extend(self.diag.iter().map(|w| local::invert_block(d, w)));
+        self.inv.resize(nc, Inverse::Unknown);
         self.rho.clear();
         self.rho
             .extend(self.diag.iter().map(|w| local::rho_of(d, w)));
@@ -437,6 +465,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn inverses_are_computed_at_first_use_and_match_the_cofactor_inverse() {
+        let d = 3;
+        let nc = 4;
+        let mut dense = sample_w(d, nc);
+        // Contact 2's diagonal block singular: its first two rows equal.
+        for b in 0..d {
+            dense[(2 * d + 1, 2 * d + b)] = dense[(2 * d, 2 * d + b)];
+        }
+        let q: Vec<f64> = (0..d * nc).map(|k| (k as f64 * 0.37).sin()).collect();
+        let p = FrictionProblem::new(d, Matrix::Dense(dense.clone()), q, vec![0.5; nc]).unwrap();
+        let mut c = Contacts::default();
+        c.prepare(&p);
+        assert!(c.inv.iter().all(|v| matches!(v, Inverse::Unknown)));
+        for i in [1, 2, 1] {
+            let w = c.diag[i];
+            let got = c.inv[i].get(d, &w).copied();
+            if i == 2 {
+                assert!(got.is_none());
+                assert!(matches!(c.inv[i], Inverse::Singular));
+                continue;
+            }
+            let inv = got.expect("regular block");
+            // W_ii W_ii⁻¹ = I, W_ii read from the dense W itself.
+            for a in 0..d {
+                for b in 0..d {
+                    let prod: f64 = (0..d)
+                        .map(|k| dense[(i * d + a, i * d + k)] * inv[k][b])
+                        .sum();
+                    let want = if a == b { 1.0 } else { 0.0 };
+                    assert!((prod - want).abs() < 1e-13, "{i} {a} {b}");
+                }
+            }
+        }
+        // Untouched contacts stay uncomputed; a new solve forgets them all.
+        assert!(matches!(c.inv[0], Inverse::Unknown));
+        c.prepare(&p);
+        assert!(matches!(c.inv[1], Inverse::Unknown));
     }
 
     #[test]

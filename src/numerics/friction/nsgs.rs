@@ -11,7 +11,8 @@
 //! Alart–Curnier local solver first tries
 //! the closed forms of `local::closed_form` (separated: q̃_N ≥ 0 gives
 //! r_i = 0; sticking: r_i = −W_ii⁻¹ q̃_i when it lies in the cone, with W_ii⁻¹
-//! computed once per solve) and runs the local Newton on the other (sliding)
+//! computed once per solve, at the contact's first visit that is not
+//! separated) and runs the local Newton on the other (sliding)
 //! contacts only, to a local tolerance that follows the sweeps: sweep k
 //! solves to the relative accuracy max(10⁻³ tol, η ε_{k−1}), with ε_{k−1}
 //! the previous sweep's relative change ‖Δr‖/‖r‖ (the first sweep exact;
@@ -209,14 +210,16 @@ impl Nsgs {
             LocalSolver::NewtonAc => {
                 // Separated (q̃_N ≥ 0) costs one comparison; sticking one
                 // product with the stored W_ii⁻¹; only a sliding contact
-                // iterates, from its previous r_i.
+                // iterates, from its previous r_i moved along its ray to
+                // u_N = 0 (`local::newton_start`).
                 if q_separated(&ql) {
                     *ri = [0.0; D];
                 } else {
                     let tol = local_tol(ri);
-                    let inv = self.contacts.inv[i].as_ref();
+                    // W_ii and the lazily computed W_ii⁻¹ are disjoint fields.
+                    let inv = self.contacts.inv[i].get(D, w);
                     if local::closed_form(D, w, inv, &ql, mu, ri, tol).is_none() {
-                        local::sliding_start(D, w, &ql, mu, ri);
+                        local::newton_start(D, w, &ql, mu, ri);
                         let rho = self.contacts.rho[i];
                         // Literal sizes let the inlined local solver unroll.
                         if !local::newton_ac(D, w, rho, &ql, mu, ri, tol, 10) {
