@@ -2,6 +2,9 @@
 //! exactly as a hand-written recursion of the delayed zero-order-hold loop
 //! says; several actuators on one plant add; bad timings are refused.
 
+mod gain_law;
+
+use gain_law::Gain;
 use nalgebra::{dmatrix, dvector, DMatrix};
 use nonsmooth::control::*;
 use nonsmooth::modelling::dynamical_system::FirstOrderLinear;
@@ -9,25 +12,6 @@ use nonsmooth::modelling::{ModelBuilder, SystemId};
 use nonsmooth::simulation::{
     EventKind, FirstOrderScheme, SimulationError, StepOutcome, TimeSteppingSettings,
 };
-
-/// u = −k y (scalar).
-struct Gain(f64);
-impl Controller for Gain {
-    fn law(&self) -> &'static str {
-        "gain"
-    }
-    fn initialize(&mut self, _: &ControllerSetup) -> Result<(), ControlError> {
-        Ok(())
-    }
-    fn compute(&mut self, _t: f64, y: &[f64], u: &mut [f64]) -> Result<(), ControlError> {
-        u[0] = -self.0 * y[0];
-        Ok(())
-    }
-    fn save_state(&self, _: &mut Vec<f64>) {}
-    fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> {
-        Ok(0)
-    }
-}
 
 /// u = constant, no measurement.
 struct Constant(Vec<f64>);

@@ -8,30 +8,14 @@
 //! events) gives the same trajectory to the bit, and a restore back in time
 //! finds the loop's events of the replayed instants again.
 
+mod gain_law;
+
+use gain_law::Gain;
 use nalgebra::{dmatrix, dvector};
 use nonsmooth::control::*;
 use nonsmooth::modelling::dynamical_system::FirstOrderLinear;
 use nonsmooth::modelling::ModelBuilder;
 use nonsmooth::simulation::{FirstOrderScheme, StepOutcome, TimeSteppingSettings};
-
-/// u = −k y (scalar).
-struct Gain(f64);
-impl Controller for Gain {
-    fn law(&self) -> &'static str {
-        "gain"
-    }
-    fn initialize(&mut self, _: &ControllerSetup) -> Result<(), ControlError> {
-        Ok(())
-    }
-    fn compute(&mut self, _t: f64, y: &[f64], u: &mut [f64]) -> Result<(), ControlError> {
-        u[0] = -self.0 * y[0];
-        Ok(())
-    }
-    fn save_state(&self, _: &mut Vec<f64>) {}
-    fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> {
-        Ok(0)
-    }
-}
 
 const H: f64 = 1e-3;
 const STEPS: i64 = 2000;

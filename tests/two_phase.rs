@@ -10,6 +10,9 @@
 
 mod common;
 
+mod gain_law;
+
+use gain_law::Gain;
 use nalgebra::{dmatrix, dvector};
 use nonsmooth::control::*;
 use nonsmooth::modelling::dynamical_system::FirstOrderLinear;
@@ -127,25 +130,6 @@ fn an_impact_is_reached_at_its_left_limit_and_applied_by_process() {
         assert!(s.process().unwrap());
         assert_eq!(bits(s, b, floor), right);
         assert_eq!(rest(s, b, floor), after);
-    }
-}
-
-/// u = −k y (scalar).
-struct Gain(f64);
-impl Controller for Gain {
-    fn law(&self) -> &'static str {
-        "gain"
-    }
-    fn initialize(&mut self, _: &ControllerSetup) -> Result<(), ControlError> {
-        Ok(())
-    }
-    fn compute(&mut self, _t: f64, y: &[f64], u: &mut [f64]) -> Result<(), ControlError> {
-        u[0] = -self.0 * y[0];
-        Ok(())
-    }
-    fn save_state(&self, _: &mut Vec<f64>) {}
-    fn restore_state(&mut self, _: &[f64]) -> Result<usize, ControlError> {
-        Ok(0)
     }
 }
 
