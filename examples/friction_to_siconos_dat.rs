@@ -1,8 +1,10 @@
-//! Rewrites frictional contact problems in the Siconos 4.4 text layout, for
-//! the Siconos oracle (tests/oracle/siconos_friction.py): FCLIB `.hdf5`
-//! files (local or global; Siconos' Python build has no FCLIB reader) and
-//! `.dat` files whose W is a CSparse dump (storage 2, which Siconos 4.4's
-//! drivers refuse) go out with W block-sparse over the contact blocks.
+//! Rewrites frictional contact problems, as this crate reads them, in the
+//! Siconos 4.4 text layout, so that Siconos' own readers can load them:
+//! FCLIB `.hdf5` files (local or global; Siconos' Python build has no FCLIB
+//! reader) and `.dat` files whose W is a CSparse dump (storage 2, which
+//! Siconos 4.4's drivers refuse) go out with W block-sparse over the contact
+//! blocks. tests/oracle/check_friction_readers.py uses it to compare this
+//! crate's readers with the Siconos oracle's own (tests/oracle/friction_files.py).
 //!
 //! Usage: cargo run --release --example friction_to_siconos_dat -- OUT_DIR FILE...
 //! Prints one line per file: `<input> <output> local|global` (or `skip <input>: why`).

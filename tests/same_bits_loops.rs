@@ -3,7 +3,7 @@
 //! examples/boost_smc.toml (6 ms, the load step at 5 ms included), run
 //! through the scenario layer and `ControlLoop::step` as `nonsmooth run`
 //! does, against CSV files written by `nonsmooth run` at commit 2782af7
-//! (before the per-step work of the w4-loop branch; tests/oracle/same_bits,
+//! (before the per-step work of the w4-loop branch; tests/pins/,
 //! every tenth row of the tutorial, every row of the boost run). Numbers in
 //! those files are in shortest round-trip form, so parsing them gives the
 //! recorded bits back. Those files were written by Lemke's method; the
@@ -25,7 +25,7 @@ fn root() -> &'static Path {
 
 /// The header and rows of a reference file.
 fn reference(name: &str) -> (Vec<String>, Vec<Vec<f64>>) {
-    let path = root().join("tests/oracle/same_bits").join(name);
+    let path = root().join("tests/pins").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let mut lines = text.lines();
     let header = lines

@@ -11,16 +11,19 @@ solves) and, for the runs with info 0, the returned r.  The Rust
 side (tests/friction_siconos.rs, benches/friction.rs) recomputes every error
 measure from the stored r with its own code.
 
-Siconos 4.4's Python build has no FCLIB reader and its drivers refuse a
-CSparse W (storage 2), so those files are first rewritten in the Siconos
-text layout (W block-sparse) by
+No code of this project is involved: the files are read by
+friction_files.py (this folder; its own parser of the Siconos text layout,
+h5py for FCLIB), and each problem is handed to Siconos as NumPy/SciPy
+arrays (siconos.numerics.FrictionContactProblem(d, W, q, mu), and a
+GlobalFrictionContactProblem whose M, H, q, b, mu are set from arrays).
+Storage given to Siconos: W dense when the file stores it dense, else
+sparse-block (SBM_from_csparse with d x d blocks; Siconos 4.4's fc2d driver
+refuses CSparse storage); global M and H dense when the file stores them
+dense (FCLIB: up to 2000 rows), else CSparse (the Python API builds
+sparse-block matrices with square blocks only, and H's blocks are not).
 
-    cargo run --release --example friction_to_siconos_dat -- DIR FILES...
-
-which this script calls itself.  A global FCLIB file is solved with the
-gfc3d solvers.
-
-Usage (from the repository root, system interpreter):
+Usage (from the repository root, system interpreter, needs python3-h5py
+and python3-scipy):
 
     /usr/bin/python3 tests/oracle/siconos_friction.py [--out FILE] [--timeout S]
         [--repeat-seconds S] [--only REGEX]
@@ -53,15 +56,52 @@ PREFIX = {"fc2d": "SICONOS_FRICTION_2D_", "fc3d": "SICONOS_FRICTION_3D_",
           "gfc3d": "SICONOS_GLOBAL_FRICTION_3D_"}
 
 
+def siconos_problem(prob, keep):
+    """The Siconos problem built from the arrays of friction_files.
+
+    keep collects the objects the problem points into (a sparse-block
+    matrix is freed with its Python proxy)."""
+    import warnings
+    import numpy as np
+    import scipy.sparse as sp
+    import siconos.numerics as sn
+    warnings.simplefilter("ignore")  # "performance warning" of the sparse conversions
+
+    def csparse(a):
+        c = sp.coo_matrix(a)
+        return sn.NumericsMatrix(sp.coo_matrix((c.data, (c.row.astype(np.int64),
+                                                          c.col.astype(np.int64))), shape=c.shape))
+
+    d, mu, q = prob["d"], np.ascontiguousarray(prob["mu"]), np.ascontiguousarray(prob["q"])
+    if prob["kind"] == "local":
+        if prob["W_storage"] == "dense":
+            w = sn.NumericsMatrix(np.asarray(prob["W"], dtype=np.float64))
+        else:
+            info, sbm = sn.SBM_from_csparse(d, sp.csc_matrix(prob["W"]))
+            if info != 0:
+                raise RuntimeError("SBM_from_csparse returned %d" % info)
+            keep.append(sbm)
+            w = sn.NM_new_SBM(prob["W"].shape[0], prob["W"].shape[1], sbm)
+        keep.append(w)
+        return sn.FrictionContactProblem(d, w, q, mu)
+    p = sn.GlobalFrictionContactProblem()
+    p.dimension, p.numberOfContacts = d, len(mu)
+    for name in ("M", "H"):
+        a = prob[name]
+        m = (sn.NumericsMatrix(np.asarray(a, dtype=np.float64))
+             if prob[name + "_storage"] == "dense" else csparse(a))
+        keep.append(m)
+        setattr(p, name, m)
+    p.q, p.b, p.mu = q, np.ascontiguousarray(prob["b"]), mu
+    return p
+
+
 def worker(path, family, solver, repeat_seconds):
     import numpy as np
     import siconos.numerics as sn
+    import friction_files
+    prob = friction_files.load_npz(path)
     sid = getattr(sn, PREFIX[family] + solver)
-
-    def load():
-        if family == "gfc3d":
-            return sn.globalFrictionContact_new_from_filename(path)
-        return sn.frictionContact_new_from_filename(path)
 
     def options():
         o = sn.SolverOptions(sid)
@@ -72,15 +112,12 @@ def worker(path, family, solver, repeat_seconds):
 
     times = []
     total = 0.0
+    keep = []
     while True:
-        p = load()
-        if family == "gfc3d":
-            n = len(p.q)
-            m = p.dimension * p.numberOfContacts
-            r, u, v = np.zeros(m), np.zeros(m), np.zeros(n)
-        else:
-            m = p.dimension * p.numberOfContacts
-            r, u, v = np.zeros(m), np.zeros(m), None
+        p = siconos_problem(prob, keep)
+        m = prob["d"] * len(prob["mu"])
+        r, u = np.zeros(m), np.zeros(m)
+        v = np.zeros(len(prob["q"])) if family == "gfc3d" else None
         o = options()
         t0 = time.perf_counter()
         if family == "gfc3d":
@@ -98,41 +135,47 @@ def worker(path, family, solver, repeat_seconds):
     out = {"info": int(info), "error_reported": float(o.dparam[sn.SICONOS_DPARAM_RESIDU]),
            "iterations": int(o.iparam[sn.SICONOS_IPARAM_ITER_DONE]),
            "time_s": min(times), "solves_timed": len(times),
-           "r": [float(x) for x in r], "u": [float(x) for x in u]}
-    if v is not None:
-        out["v"] = [float(x) for x in v]
+           "r": [float(x) for x in r]}
     print(json.dumps(out))
 
 
-def problems(data, repo, tmp):
-    """(name, family, path to a file Siconos 4.4 reads)."""
-    out = []
-    convert = []
-    for fam in ("fc2d", "fc3d", "gfc3d"):
-        for f in sorted(glob.glob(os.path.join(data, fam, "*.dat"))):
-            with open(f, "rb") as fh:
-                head = fh.read(200).split()
-            if len(head) > 2 and head[2] == b"2":
-                convert.append((f, fam))
-            else:
-                out.append((os.path.basename(f), fam, f))
-    for f in sorted(glob.glob(os.path.join(data, "fclib", "*.hdf5"))):
-        convert.append((f, None))
-    if convert:
-        cmd = ["cargo", "run", "--release", "--quiet", "--example", "friction_to_siconos_dat",
-               "--", tmp] + [c[0] for c in convert]
-        res = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, check=True)
-        fams = {c[0]: c[1] for c in convert}
-        for line in res.stdout.splitlines():
-            parts = line.split()
-            if parts[0] == "skip":
-                out.append((os.path.basename(parts[1].rstrip(":")), "skipped",
-                            " ".join(parts[2:])))
-                continue
-            src, dst, kind = parts
-            fam = fams.get(src) or ("gfc3d" if kind == "global" else "fc3d")
-            out.append((os.path.basename(src), fam, dst))
-    return out
+def problems(data, tmp, only=None):
+    """(name, family, storage, path of the stored arrays) or, for a file the
+    oracle does not run, (name, "skipped", reason, None)."""
+    import friction_files
+    files = [(f, fam) for fam in ("fc2d", "fc3d", "gfc3d")
+             for f in sorted(glob.glob(os.path.join(data, fam, "*.dat")))]
+    files += [(f, None) for f in sorted(glob.glob(os.path.join(data, "fclib", "*.hdf5")))]
+    for k, (f, fam) in enumerate(files):
+        name = os.path.basename(f)
+        if only and not re.search(only, name):
+            continue
+        try:
+            prob = friction_files.read_problem(f, fam)
+        except friction_files.Unsupported as e:
+            yield name, "skipped", "%s: %s" % (name, e), None
+            continue
+        if fam is None:
+            fam = "gfc3d" if prob["kind"] == "global" else "fc%dd" % prob["d"]
+        storage = ({"W": prob["W_storage"]} if prob["kind"] == "local" else
+                   {"M": prob["M_storage"], "H": prob["H_storage"]})
+        dest = os.path.join(tmp, "%d.npz" % k)
+        friction_files.save_npz(dest, prob)
+        yield name, fam, storage, dest
+
+
+def siconos_version():
+    """The Debian package version (the module's own strings are wrong:
+    siconos.__version__ is 0 and siconos.version says 4.5.0)."""
+    import siconos
+    try:
+        pkg = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "python3-siconos"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        pkg = None
+    return {"debian_package": "python3-siconos %s" % pkg if pkg else None,
+            "module_version": getattr(siconos, "version", None),
+            "module___version__": getattr(siconos, "__version__", None)}
 
 
 def main():
@@ -148,18 +191,16 @@ def main():
     if a.worker:
         worker(a.worker[0], a.worker[1], a.worker[2], float(a.worker[3]))
         return
-    import siconos
     t_start = time.time()
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, fam, path in problems(os.path.abspath(a.data), repo, tmp):
-            if a.only and not re.search(a.only, name):
-                continue
+        for name, fam, storage, path in problems(os.path.abspath(a.data), tmp, a.only):
             if fam == "skipped":
-                results.append({"problem": name, "skipped": path})
+                results.append({"problem": name, "skipped": storage})
+                print("%-45s skipped: %s" % (name, storage), flush=True)
                 continue
             for solver in SOLVERS[fam]:
-                rec = {"problem": name, "family": fam, "solver": solver}
+                rec = {"problem": name, "family": fam, "solver": solver, "storage": storage}
                 try:
                     res = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker",
                                           path, fam, solver, str(a.repeat_seconds)],
@@ -168,8 +209,6 @@ def main():
                     if res.returncode == 0 and lines:
                         rec.update(json.loads(lines[-1]))
                         # Keep r of the successful runs only; u and v follow from r.
-                        rec.pop("u", None)
-                        rec.pop("v", None)
                         if rec["info"] != 0:
                             rec.pop("r", None)
                     else:
@@ -181,15 +220,21 @@ def main():
                           rec["info"], rec["error_reported"], rec["iterations"], rec["time_s"])),
                       flush=True)
                 results.append(rec)
+    version = siconos_version()
     doc = {"generator": "tests/oracle/siconos_friction.py",
-           "siconos_version": getattr(siconos, "__version__", "4.4"),
+           "command": " ".join(["/usr/bin/python3", "tests/oracle/siconos_friction.py"]
+                               + sys.argv[1:]),
+           "siconos_version": version["debian_package"],
+           "siconos_module_version": {k: v for k, v in version.items() if k != "debian_package"},
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
            "machine": platform.processor() or platform.machine(),
            "tolerance": TOL, "max_iter_rule": "iparam[MAX_ITER] = max(default, %d)" % MAX_ITER,
            "timeout_s": a.timeout, "run_time_s": round(time.time() - t_start, 1),
            "timing": "perf_counter around the driver call only; best of repeated solves "
                      "(>= 3 solves or >= repeat_seconds, one solve when it takes > 1 s)",
-           "vectors": "r of the runs with info 0 only (u = W r + q and v = M^-1 (H r + f) "
+           "storage": "the storage of W (local) or M and H (global) handed to Siconos: dense, "
+                      "sparse-block (d x d blocks) or csparse",
+           "vectors": "r of the runs with info 0 only (u = W r + q and v = M^-1 (H r + q) "
                       "are recomputed by the reader of this file)",
            "results": results}
     with open(a.out, "w") as fh:
