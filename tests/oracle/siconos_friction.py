@@ -56,6 +56,13 @@ PREFIX = {"fc2d": "SICONOS_FRICTION_2D_", "fc3d": "SICONOS_FRICTION_3D_",
           "gfc3d": "SICONOS_GLOBAL_FRICTION_3D_"}
 
 
+def handed_storage(prob):
+    """The storage each matrix is handed to Siconos in (see the docstring)."""
+    if prob["kind"] == "local":
+        return {"W": "dense" if prob["W_storage"] == "dense" else "sparse-block"}
+    return {m: "dense" if prob[m + "_storage"] == "dense" else "csparse" for m in ("M", "H")}
+
+
 def siconos_problem(prob, keep):
     """The Siconos problem built from the arrays of friction_files.
 
@@ -73,8 +80,9 @@ def siconos_problem(prob, keep):
                                                           c.col.astype(np.int64))), shape=c.shape))
 
     d, mu, q = prob["d"], np.ascontiguousarray(prob["mu"]), np.ascontiguousarray(prob["q"])
+    storage = handed_storage(prob)
     if prob["kind"] == "local":
-        if prob["W_storage"] == "dense":
+        if storage["W"] == "dense":
             w = sn.NumericsMatrix(np.asarray(prob["W"], dtype=np.float64))
         else:
             info, sbm = sn.SBM_from_csparse(d, sp.csc_matrix(prob["W"]))
@@ -89,7 +97,7 @@ def siconos_problem(prob, keep):
     for name in ("M", "H"):
         a = prob[name]
         m = (sn.NumericsMatrix(np.asarray(a, dtype=np.float64))
-             if prob[name + "_storage"] == "dense" else csparse(a))
+             if storage[name] == "dense" else csparse(a))
         keep.append(m)
         setattr(p, name, m)
     p.q, p.b, p.mu = q, np.ascontiguousarray(prob["b"]), mu
@@ -157,8 +165,7 @@ def problems(data, tmp, only=None):
             continue
         if fam is None:
             fam = "gfc3d" if prob["kind"] == "global" else "fc%dd" % prob["d"]
-        storage = ({"W": prob["W_storage"]} if prob["kind"] == "local" else
-                   {"M": prob["M_storage"], "H": prob["H_storage"]})
+        storage = handed_storage(prob)
         dest = os.path.join(tmp, "%d.npz" % k)
         friction_files.save_npz(dest, prob)
         yield name, fam, storage, dest
