@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
+
 use std::path::{Path, PathBuf};
 
 use super::PlotError;
@@ -121,57 +122,66 @@ pub fn read_csv_columns(path: impl AsRef<Path>) -> Result<CsvTable, PlotError> {
 
 /// Like [`read_csv_columns`], from any buffered reader; `path` names the
 /// source in messages.
-pub fn parse_csv_columns(
-    mut reader: impl BufRead,
-    path: impl AsRef<Path>,
-) -> Result<CsvTable, PlotError> {
+///
+/// The file is split into records and fields by the `csv` crate (RFC 4180:
+/// quoted fields may hold commas, quotes and line breaks), the same crate
+/// that writes the simulation CSV files. Blank lines are skipped; a UTF-8
+/// byte-order mark at the start is ignored; cells may be padded with
+/// spaces. Error columns count characters from the start of the record,
+/// reading each field as written when it was not quoted (a quoted field
+/// before the error shifts the column by its quotes).
+pub fn parse_csv_columns(reader: impl BufRead, path: impl AsRef<Path>) -> Result<CsvTable, PlotError> {
     let path = path.as_ref();
     let at = |line: usize, column: usize| Location {
         path: path.to_path_buf(),
         line,
         column,
     };
-    let mut buf: Vec<u8> = Vec::new();
-    let mut line_no = 0usize;
+    let mut records = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(reader);
+    let mut record = ::csv::ByteRecord::new();
     let mut names: Vec<String> = Vec::new();
     let mut columns: Vec<Vec<f64>> = Vec::new();
     loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| PlotError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if n == 0 {
+        let more = records
+            .read_byte_record(&mut record)
+            .map_err(|e| read_error(path, e))?;
+        if !more {
             break;
         }
-        line_no += 1;
-        let text = match std::str::from_utf8(&buf) {
-            Ok(text) => text,
-            Err(e) => {
-                let good = std::str::from_utf8(&buf[..e.valid_up_to()]).unwrap_or("");
-                return Err(PlotError::NotUtf8 {
-                    at: at(line_no, good.chars().count() + 1),
-                });
+        let line = record.position().map_or(0, |p| p.line() as usize);
+        let mut fields: Vec<&str> = Vec::with_capacity(record.len());
+        let mut column = 1;
+        for (k, bytes) in record.iter().enumerate() {
+            let bytes = if names.is_empty() && k == 0 {
+                bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes)
+            } else {
+                bytes
+            };
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    column += text.chars().count() + 1;
+                    fields.push(text);
+                }
+                Err(e) => {
+                    let good = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or("");
+                    return Err(PlotError::NotUtf8 {
+                        at: at(line, column + good.chars().count()),
+                    });
+                }
             }
-        };
-        let text = text.strip_suffix('\n').unwrap_or(text);
-        let text = text.strip_suffix('\r').unwrap_or(text);
-        let text = if line_no == 1 {
-            text.strip_prefix('\u{feff}').unwrap_or(text)
-        } else {
-            text
-        };
-        if text.trim().is_empty() {
+        }
+        if fields.iter().all(|f| f.trim().is_empty()) && fields.len() <= 1 {
             continue;
         }
         if names.is_empty() {
-            names = parse_header(text, |c| at(line_no, c))?;
+            names = parse_header(&fields, |c| at(line, c))?;
             columns = vec![Vec::new(); names.len()];
             continue;
         }
-        parse_row(text, &names, &mut columns, |c| at(line_no, c))?;
+        parse_row(&fields, &names, &mut columns, |c| at(line, c))?;
     }
     if names.is_empty() {
         return Err(PlotError::EmptyFile {
@@ -185,87 +195,95 @@ pub fn parse_csv_columns(
     })
 }
 
-/// 1-based character column of byte offset `byte` in `text`.
-fn char_column(text: &str, byte: usize) -> usize {
-    text.get(..byte).map_or(byte, |s| s.chars().count()) + 1
+/// A failure of the `csv` reader (with flexible records read as bytes,
+/// only the underlying reads can fail).
+fn read_error(path: &Path, e: ::csv::Error) -> PlotError {
+    let source = match e.into_kind() {
+        ::csv::ErrorKind::Io(source) => source,
+        other => std::io::Error::other(format!("{other:?}")),
+    };
+    PlotError::Read {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
-/// Byte offset of the first non-blank character of the cell starting at
-/// byte `start`.
-fn cell_start(start: usize, cell: &str) -> usize {
-    start + (cell.len() - cell.trim_start().len())
+/// 1-based character column at which field `k` starts (its first
+/// non-blank character), the fields read as written.
+fn field_column(fields: &[&str], k: usize) -> usize {
+    let before: usize = fields[..k].iter().map(|f| f.chars().count() + 1).sum();
+    let field = fields[k];
+    let blanks = field.chars().count() - field.trim_start().chars().count();
+    before + blanks + 1
 }
 
-fn parse_header(text: &str, at: impl Fn(usize) -> Location) -> Result<Vec<String>, PlotError> {
+/// 1-based character column just past the last field.
+fn end_column(fields: &[&str]) -> usize {
+    let width: usize = fields.iter().map(|f| f.chars().count() + 1).sum();
+    width.max(1)
+}
+
+fn parse_header(fields: &[&str], at: impl Fn(usize) -> Location) -> Result<Vec<String>, PlotError> {
     let mut names: Vec<String> = Vec::new();
-    let mut start = 0;
-    for cell in text.split(',') {
+    for (k, cell) in fields.iter().enumerate() {
         let name = cell.trim();
-        let column = char_column(text, cell_start(start, cell));
+        let column = field_column(fields, k);
         if name.is_empty() {
             return Err(PlotError::BadHeader {
                 at: at(column),
                 detail: format!("column {} has an empty name", names.len() + 1),
             });
         }
-        if let Some(k) = names.iter().position(|n| n == name) {
+        if let Some(j) = names.iter().position(|n| n == name) {
             return Err(PlotError::BadHeader {
                 at: at(column),
                 detail: format!(
                     "column `{name}` appears twice (columns {} and {})",
-                    k + 1,
+                    j + 1,
                     names.len() + 1
                 ),
             });
         }
         names.push(name.to_string());
-        start += cell.len() + 1;
     }
     Ok(names)
 }
 
 fn parse_row(
-    text: &str,
+    fields: &[&str],
     names: &[String],
     columns: &mut [Vec<f64>],
     at: impl Fn(usize) -> Location,
 ) -> Result<(), PlotError> {
     let expected = names.len();
-    let mut k = 0;
-    let mut start = 0;
-    for cell in text.split(',') {
-        if k == expected {
-            return Err(PlotError::RaggedRow {
-                at: at(char_column(text, cell_start(start, cell))),
-                expected,
-                found: text.split(',').count(),
-            });
-        }
+    if fields.len() != expected {
+        let column = if fields.len() > expected {
+            field_column(fields, expected)
+        } else {
+            end_column(fields)
+        };
+        return Err(PlotError::RaggedRow {
+            at: at(column),
+            expected,
+            found: fields.len(),
+        });
+    }
+    for (k, cell) in fields.iter().enumerate() {
         let value = cell.trim();
         match value.parse::<f64>() {
             Ok(v) => columns[k].push(v),
             Err(_) => {
+                // Undo the partial row so the columns stay of equal length.
+                for c in columns.iter_mut().take(k) {
+                    c.pop();
+                }
                 return Err(PlotError::NotANumber {
-                    at: at(char_column(text, cell_start(start, cell))),
+                    at: at(field_column(fields, k)),
                     column: names[k].clone(),
                     found: value.to_string(),
-                })
+                });
             }
         }
-        k += 1;
-        start += cell.len() + 1;
-    }
-    if k < expected {
-        // Undo the partial row so the columns stay of equal length for a
-        // caller that would inspect them (the error is returned anyway).
-        for c in columns.iter_mut().take(k) {
-            c.pop();
-        }
-        return Err(PlotError::RaggedRow {
-            at: at(char_column(text, text.len())),
-            expected,
-            found: k,
-        });
     }
     Ok(())
 }
@@ -315,6 +333,19 @@ mod tests {
         }
         let t = parse(&text).unwrap();
         assert_eq!(t.column("x.q[0]").unwrap(), values);
+    }
+
+    #[test]
+    fn quoted_fields_are_read_as_the_csv_writer_wrote_them() {
+        // A name holding a comma, quoted by the writer (RFC 4180), and a
+        // quoted number.
+        let t = parse("t,\"pair.v(a,b)\",\"say \"\"x\"\"\"\n0,\"1.5\",2\n").unwrap();
+        assert_eq!(t.names(), ["t", "pair.v(a,b)", "say \"x\""]);
+        assert_eq!(t.column("pair.v(a,b)").unwrap(), [1.5]);
+        assert_eq!(t.column_at(2).unwrap(), [2.0]);
+        // A byte-order mark before the header is not part of the first name.
+        let t = parse("\u{feff}t,a\n1,2\n").unwrap();
+        assert_eq!(t.names(), ["t", "a"]);
     }
 
     #[test]
