@@ -34,6 +34,7 @@ use parry3d_f64::query::{
     ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher,
 };
 use parry3d_f64::shape::SharedShape;
+use serde::{Deserialize, Serialize};
 
 use crate::broad_phase::{BroadPhase, BvhBroadPhase};
 use crate::error::{CollisionError, Result};
@@ -144,10 +145,53 @@ pub fn combine(a: &Material, b: &Material) -> Material {
 type Manifold = ContactManifold<(), ()>;
 
 /// What the detector keeps for a pair between calls.
-#[derive(Default)]
+#[derive(Default, Clone, Serialize, Deserialize)]
 struct PairRecord {
     manifolds: Vec<Manifold>,
     workspace: Option<ContactManifoldsWorkspace>,
+}
+
+/// What a [`ContactDetector`] carries from one call to the next, as data:
+/// the pairs of the last call with their records, the record pool (free
+/// list in order) and each record's contact manifolds and workspace
+/// (parry3d's persistent manifolds: their normals, points and feature ids
+/// seed the next query, so that a contact keeps its id). The broad phase
+/// is not part of it: its pairs are the overlapping boxes, sorted,
+/// whatever its tree. Written by [`ContactDetector::save_state`], bytes by
+/// [`DetectorState::to_bytes`] (postcard, parry3d's serde form of the
+/// manifolds).
+#[derive(Clone, Serialize, Deserialize)]
+pub struct DetectorState {
+    live: Vec<((u32, u32), usize)>,
+    records: Vec<PairRecord>,
+    free: Vec<usize>,
+    stats: (usize, usize, usize),
+}
+
+impl std::fmt::Debug for DetectorState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DetectorState")
+            .field("pairs", &self.live.len())
+            .field("records", &self.records.len())
+            .finish()
+    }
+}
+
+impl DetectorState {
+    /// The state as bytes (postcard).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        // Writing into a vector cannot fail: every field is a type
+        // postcard writes (parry3d writes every built-in workspace).
+        postcard::to_stdvec(self).expect("postcard writes every detector field")
+    }
+
+    /// Reads what [`DetectorState::to_bytes`] wrote.
+    pub fn from_bytes(bytes: &[u8]) -> Result<DetectorState> {
+        postcard::from_bytes(bytes).map_err(|e| CollisionError::InvalidSetting {
+            name: "detector state",
+            reason: format!("unreadable bytes: {e}"),
+        })
+    }
 }
 
 /// Counters of the last detection.
@@ -333,6 +377,56 @@ impl ContactDetector {
             pairs: self.pairs.len(),
             contacts: out.len(),
             pool: self.records.len(),
+        };
+        Ok(())
+    }
+
+    /// What the detector carries to its next call (see [`DetectorState`]).
+    pub fn save_state(&self) -> DetectorState {
+        DetectorState {
+            live: self.live.clone(),
+            records: self.records.clone(),
+            free: self.free.clone(),
+            stats: (self.stats.pairs, self.stats.contacts, self.stats.pool),
+        }
+    }
+
+    /// Puts back a state taken from this detector or from one of the same
+    /// colliders; nothing is changed when it does not fit (a pair of
+    /// colliders that does not exist, pairs out of order, a record named
+    /// twice or missing).
+    pub fn restore_state(&mut self, s: &DetectorState) -> Result<()> {
+        let n = self.colliders.len() as u32;
+        let bad = |reason: String| CollisionError::InvalidSetting {
+            name: "detector state",
+            reason,
+        };
+        if !s.live.windows(2).all(|w| w[0].0 < w[1].0) {
+            return Err(bad("its pairs are not sorted".into()));
+        }
+        if let Some(p) = s.live.iter().find(|((i, j), _)| i >= j || *j >= n) {
+            return Err(bad(format!(
+                "pair {:?} of a detector with {n} colliders",
+                p.0
+            )));
+        }
+        let mut seen = vec![false; s.records.len()];
+        for &k in s.live.iter().map(|(_, k)| k).chain(&s.free) {
+            match seen.get_mut(k) {
+                Some(b) if !*b => *b = true,
+                _ => return Err(bad(format!("record {k} is missing or named twice"))),
+            }
+        }
+        if seen.iter().any(|b| !b) {
+            return Err(bad("a record is neither live nor free".into()));
+        }
+        self.live.clone_from(&s.live);
+        self.records.clone_from(&s.records);
+        self.free.clone_from(&s.free);
+        self.stats = DetectionStats {
+            pairs: s.stats.0,
+            contacts: s.stats.1,
+            pool: s.stats.2,
         };
         Ok(())
     }

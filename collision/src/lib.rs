@@ -28,7 +28,7 @@ mod simulation;
 mod world;
 
 pub use broad_phase::{AllPairs, BroadPhase, BvhBroadPhase};
-pub use detector::{combine, Collider, ContactDetector, DetectionStats, Material};
+pub use detector::{combine, Collider, ContactDetector, DetectionStats, DetectorState, Material};
 pub use error::{CollisionError, Result};
 pub use generators::{
     lattice_positions, random_pile_positions, random_vectors, spheres_in_box, Scene, SpheresInBox,
@@ -37,8 +37,8 @@ pub use mesh::{grid_mesh, read_mesh_file};
 pub use output::{FrameWriter, FRAME_HEADER};
 pub use shapes::{MassProperties, ShapeDesc};
 pub use simulation::{
-    body_values, stand_in_model, RigidClock, RigidSimulation, BODY_LAYOUT, WORLD_LAYOUT,
-    WORLD_SYSTEM,
+    body_values, stand_in_model, RigidClock, RigidSimulation, BODY_DIM, BODY_INPUTS, BODY_LAYOUT,
+    WORLD_LAYOUT, WORLD_SYSTEM,
 };
 pub use world::{RigidWorld, WorldError};
 

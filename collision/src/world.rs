@@ -7,9 +7,11 @@
 use std::sync::Arc;
 
 use nalgebra::Vector3;
-use nonsmooth::rigid::{BodyState, Contact, ContactSettings, ContactStep, RigidBody, StepReport};
+use nonsmooth::rigid::{
+    BodyState, Contact, ContactSettings, ContactStep, HeldInput, RigidBody, StepReport,
+};
 
-use crate::detector::ContactDetector;
+use crate::detector::{ContactDetector, DetectorState};
 use crate::error::CollisionError;
 
 /// Errors of a world step: detection or the contact step.
@@ -34,6 +36,8 @@ pub struct RigidWorld {
     gravity: Vector3<f64>,
     time: f64,
     last: Option<StepReport>,
+    /// The input held on each body (empty until one is set).
+    held: Vec<HeldInput>,
 }
 
 impl RigidWorld {
@@ -66,15 +70,17 @@ impl RigidWorld {
             gravity,
             time: t0,
             last: None,
+            held: Vec::new(),
         })
     }
 
     /// One step of length h.
     pub fn step(&mut self, h: f64) -> std::result::Result<StepReport, WorldError> {
         self.detector.detect(&self.states, &mut self.contacts)?;
-        let report = self.stepper.step(
+        let report = self.stepper.step_held(
             &self.bodies,
             &mut self.states,
+            &self.held,
             &self.contacts,
             self.time,
             h,
@@ -83,6 +89,89 @@ impl RigidWorld {
         self.time += h;
         self.last = Some(report);
         Ok(report)
+    }
+
+    /// Holds `input` on body `body` from the next step on (zero-order
+    /// hold: until changed). A fixed body takes none.
+    pub fn set_held_input(
+        &mut self,
+        body: usize,
+        input: HeldInput,
+    ) -> std::result::Result<(), WorldError> {
+        let bad = |reason: String| nonsmooth::rigid::RigidError::InvalidBody { body, reason };
+        let Some(b) = self.bodies.get(body) else {
+            return Err(bad(format!("no such body ({} bodies)", self.bodies.len())).into());
+        };
+        let finite = input
+            .force
+            .iter()
+            .chain(input.torque.iter())
+            .all(|x| x.is_finite());
+        if !finite {
+            return Err(bad("a held force or torque is not finite".into()).into());
+        }
+        if b.fixed && input != HeldInput::default() {
+            return Err(bad("a fixed body takes no force or torque".into()).into());
+        }
+        if self.held.is_empty() {
+            self.held = vec![HeldInput::default(); self.bodies.len()];
+        }
+        self.held[body] = input;
+        Ok(())
+    }
+
+    /// The inputs held on the bodies (empty when none was ever set).
+    pub fn held_inputs(&self) -> &[HeldInput] {
+        &self.held
+    }
+
+    /// The contact step's warm start (impulses by contact id).
+    pub fn warm_start(&self) -> &[(u64, [f64; 3])] {
+        self.stepper.warm_start()
+    }
+
+    /// The detector's state (see [`DetectorState`]).
+    pub fn detector_state(&self) -> DetectorState {
+        self.detector.save_state()
+    }
+
+    /// Puts back what a later step reads: the time, the states, the held
+    /// inputs (empty: none), the warm start and the detector's records.
+    /// The contacts and report of the last step are cleared (they are
+    /// outputs of the step, not read by the next). Nothing is changed
+    /// when a part does not fit.
+    pub fn restore(
+        &mut self,
+        time: f64,
+        states: &[BodyState],
+        held: &[HeldInput],
+        warm_start: &[(u64, [f64; 3])],
+        detector: &DetectorState,
+    ) -> std::result::Result<(), WorldError> {
+        let n = self.bodies.len();
+        if states.len() != n || !(held.is_empty() || held.len() == n) {
+            return Err(CollisionError::SizeMismatch {
+                colliders: n,
+                states: states.len(),
+            }
+            .into());
+        }
+        for (i, s) in states.iter().enumerate() {
+            s.validate(i)?;
+        }
+        let old = self.stepper.warm_start().to_vec();
+        self.stepper.set_warm_start(warm_start)?;
+        if let Err(e) = self.detector.restore_state(detector) {
+            self.stepper.set_warm_start(&old)?;
+            return Err(e.into());
+        }
+        self.time = time;
+        self.states.copy_from_slice(states);
+        self.held.clear();
+        self.held.extend_from_slice(held);
+        self.contacts.clear();
+        self.last = None;
+        Ok(())
     }
 
     /// The settings of the contact step.

@@ -15,7 +15,8 @@ use super::Places;
 use crate::build::circuits::Gates;
 use crate::cosim_build::FmuInterface;
 use crate::nominal::WithNominalPlant;
-use crate::schema::{Inputs, NominalTable, SensorEntry};
+use crate::ports;
+use crate::schema::{Inputs, NominalTable};
 use nonsmooth::control::{
     ActuatorSpec, ControlError, ControlLoop, ControlLoopBuilder, ControllerId, InputFn, InputMap,
     LawCatalog, LawParams, LawValue, Measurement, ObserverId, SensorId, SensorSpec, Timing,
@@ -332,6 +333,11 @@ impl ControlPlan {
         Ok(())
     }
 
+    /// The systems the controllers act on, in controller order.
+    pub fn actuated_systems(&self) -> impl Iterator<Item = SystemId> + '_ {
+        self.controllers.iter().map(|c| c.system)
+    }
+
     /// Periods, offsets and delays of every object, for the time base.
     pub fn times(&self) -> Vec<(&'static str, f64)> {
         let timings = self
@@ -484,6 +490,7 @@ pub(super) fn plan(
     gates: &Gates,
     words: &BTreeMap<String, String>,
     fmus: &[FmuInterface],
+    bodies: &[String],
 ) -> Result<ControlPlan> {
     let mut plan = ControlPlan::default();
     for entry in &file.sensors {
@@ -509,7 +516,11 @@ pub(super) fn plan(
             contacts.push(id);
         }
         let fmu = fmus.iter().find(|f| f.name == *e.system.get_ref());
-        let c = sensor_c(ctx, e, fmu, &ctx.at(entry.span()))?;
+        let at = ctx.at(entry.span());
+        let c = match ports::rigid_ports(bodies, e.system.get_ref()) {
+            Some(p) => ports::rigid_sensor_c(ctx, e, p, &at)?,
+            None => ports::sensor_c(ctx, e, fmu, &at)?,
+        };
         plan.sensors.push(SensorPlan {
             name: e.name.get_ref().clone(),
             system,
@@ -574,9 +585,12 @@ pub(super) fn plan(
             Some(n) => Some(nominal_plant(ctx, n.get_ref())?),
             None => None,
         };
-        let (input_map, drive) = match (&e.inputs, fmu) {
-            (_, Some(f)) => (fmu_input(ctx, e, f, &ctx.at(entry.span()))?, None),
-            (Some(i), None) if matches!(i.get_ref(), Inputs::Gates(_)) => {
+        let at = ctx.at(entry.span());
+        let rigid = ports::rigid_ports(bodies, e.system.get_ref());
+        let (input_map, drive) = match (&e.inputs, fmu, rigid) {
+            (_, _, Some(p)) => (PlanInput::Matrix(ports::rigid_input(ctx, e, p, &at)?), None),
+            (_, Some(f), None) => (PlanInput::Matrix(ports::fmu_input(ctx, e, f, &at)?), None),
+            (Some(i), None, None) if matches!(i.get_ref(), Inputs::Gates(_)) => {
                 gate_input(ctx, e, model, gates, system, i)?
             }
             _ => (
@@ -631,150 +645,6 @@ pub(super) fn plan(
         plan.sensors[k].feedthrough = Some((ctx.matrix(d, "D")?, c));
     }
     Ok(plan)
-}
-
-/// A sensor's C over its system's state: `C` for a native system; for an
-/// FMU, C (default I) times the selection of its `outputs` among the
-/// FMU system's entries (exposed outputs, then inputs).
-fn sensor_c(
-    ctx: Ctx<'_>,
-    e: &SensorEntry,
-    fmu: Option<&FmuInterface>,
-    at: &Place,
-) -> Result<DMatrix<f64>> {
-    let Some(f) = fmu else {
-        if let Some(o) = &e.outputs {
-            return Err(invalid(
-                ctx.at(o.span()),
-                format!(
-                    "`outputs` names variables of an FMU; `{}` is a native system: give `C`",
-                    e.system.get_ref()
-                ),
-            ));
-        }
-        let c =
-            e.c.as_ref()
-                .ok_or_else(|| invalid(at.clone(), "a sensor needs `C` (y = C x)".into()))?;
-        return ctx.matrix(c, "C");
-    };
-    let Some(outputs) = &e.outputs else {
-        return Err(invalid(
-            at.clone(),
-            format!(
-                "a sensor on the FMU `{}` names the variables it measures: `outputs = [\"…\"]`",
-                f.name
-            ),
-        ));
-    };
-    if let Some(c) = &e.contacts {
-        return Err(invalid(
-            ctx.at(c.span()),
-            "an FMU has no contacts to measure".into(),
-        ));
-    }
-    let names = outputs.get_ref();
-    if names.is_empty() {
-        return Err(invalid(ctx.at(outputs.span()), "`outputs` is empty".into()));
-    }
-    let n = f.dim();
-    let mut s = DMatrix::zeros(names.len(), n);
-    for (i, name) in names.iter().enumerate() {
-        let k = f
-            .outputs
-            .iter()
-            .position(|o| o == name.get_ref())
-            .ok_or_else(|| {
-                invalid(
-                    ctx.at(name.span()),
-                    format!(
-                        "`{}` is not an exposed output of the FMU `{}`",
-                        name.get_ref(),
-                        f.name
-                    ),
-                )
-            })?;
-        s[(i, k)] = 1.0;
-    }
-    match &e.c {
-        None => Ok(s),
-        Some(c) => {
-            let c_at = ctx.at(c.span());
-            let c = ctx.matrix(c, "C")?;
-            if c.ncols() != names.len() {
-                return Err(invalid(
-                    c_at,
-                    format!(
-                        "C has {} columns; the sensor measures {} outputs",
-                        c.ncols(),
-                        names.len()
-                    ),
-                ));
-            }
-            Ok(c * s)
-        }
-    }
-}
-
-/// A controller's input map on an FMU: `inputs` names the FMU inputs it
-/// drives, u enters them through `B` (default I): g = S B u, S placing
-/// the named inputs among the FMU system's entries.
-fn fmu_input(ctx: Ctx<'_>, e: &ControllerEntry, f: &FmuInterface, at: &Place) -> Result<PlanInput> {
-    if let Some(g) = &e.g {
-        return Err(invalid(
-            ctx.at(g.span()),
-            "an FMU's inputs are driven through `inputs` (and an optional `B`), not `g`".into(),
-        ));
-    }
-    let names = match e.inputs.as_ref().map(|i| (i, i.get_ref())) {
-        Some((_, Inputs::Gates(names))) if !names.is_empty() => names,
-        Some((i, _)) => {
-            return Err(invalid(
-                ctx.at(i.span()),
-                format!(
-                    "on the FMU `{}`, `inputs` is the list of the FMU inputs driven, e.g. inputs = [\"u\"]",
-                    f.name
-                ),
-            ))
-        }
-        None => {
-            return Err(invalid(
-                at.clone(),
-                format!(
-                    "a controller on the FMU `{}` names the inputs it drives: `inputs = [\"…\"]`",
-                    f.name
-                ),
-            ))
-        }
-    };
-    let n = f.dim();
-    let mut s = DMatrix::zeros(n, names.len());
-    for (j, name) in names.iter().enumerate() {
-        let k = f.inputs.iter().position(|i| i == name).ok_or_else(|| {
-            invalid(
-                at.clone(),
-                format!("`{name}` is not an exposed input of the FMU `{}`", f.name),
-            )
-        })?;
-        s[(f.outputs.len() + k, j)] = 1.0;
-    }
-    match &e.b {
-        None => Ok(PlanInput::Matrix(s)),
-        Some(b) => {
-            let b_at = ctx.at(b.span());
-            let b = ctx.matrix(b, "B")?;
-            if b.nrows() != names.len() {
-                return Err(invalid(
-                    b_at,
-                    format!(
-                        "B has {} rows; the controller drives {} FMU inputs",
-                        b.nrows(),
-                        names.len()
-                    ),
-                ));
-            }
-            Ok(PlanInput::Matrix(s * b))
-        }
-    }
 }
 
 /// `nominal = { A, B }`: A square, B with as many rows.

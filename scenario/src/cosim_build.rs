@@ -459,7 +459,7 @@ pub(super) fn build(
     }
     let model = Arc::new(builder.build());
     let gates = Default::default();
-    let control = control::plan(ctx, file, &model, &gates, &words, &ifaces)?;
+    let control = control::plan(ctx, file, &model, &gates, &words, &ifaces, &[])?;
     let control_vars = if control.is_empty() {
         Vec::new()
     } else {

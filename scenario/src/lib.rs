@@ -39,6 +39,7 @@ pub mod fmi;
 mod nominal;
 mod params;
 mod parsed;
+mod ports;
 pub mod record;
 pub mod schema;
 mod settings;
@@ -466,35 +467,24 @@ impl BuiltScenario {
         self.cosim
     }
 
-    /// The loop around a rigid world (time-stepping only; no control
-    /// objects).
+    /// The loop around a rigid world (time-stepping only), with the
+    /// scenario's sensors and controllers on its bodies.
     fn rigid_loop(&self, scene: &RigidScene, strategy: Strategy) -> Result<ControlLoop> {
-        let at = || self.places.simulation.clone();
         if strategy != Strategy::TimeStepping {
             return Err(ScenarioError::Invalid {
-                at: at(),
+                at: self.places.simulation.clone(),
                 reason: "rigid bodies are simulated by time-stepping only".into(),
             });
         }
-        let s = &self.settings;
-        let builder = nonsmooth::control::ControlLoopBuilder::new(Arc::clone(&self.model));
-        let times = builder.times();
-        let sim = scene
-            .simulation(
-                Arc::clone(&self.model),
-                s.t0,
-                s.t_end,
-                s.step,
-                s.output_every,
-                &times,
-            )
-            .map_err(|source| ScenarioError::Simulation { at: at(), source })?;
-        builder
-            .build(Box::new(sim))
-            .map_err(|e| ScenarioError::Invalid {
-                at: at(),
-                reason: e.to_string(),
-            })
+        build::rigid_control::rigid_loop(
+            scene,
+            &self.model,
+            &self.control,
+            &self.settings,
+            &self.event_driven,
+            self.catalog.0.as_ref(),
+            &self.places,
+        )
     }
 
     /// Writes the current row (t, then the columns) of a run of this

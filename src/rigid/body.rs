@@ -54,6 +54,19 @@ impl fmt::Debug for Load {
     }
 }
 
+/// The input held on a body over a step (zero-order hold): a force
+/// through the centre of mass, world frame (N), and a torque about the
+/// centre of mass, **body frame** (N·m). Both enter the free velocity as
+/// external loads, beside gravity and the body's own [`Load`]s:
+/// F ← F_θ + F_u and T_θ ← R_kᵀ M_θ + τ_u (see `scheme`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HeldInput {
+    /// F_u, world frame.
+    pub force: Vector3<f64>,
+    /// τ_u, body frame.
+    pub torque: Vector3<f64>,
+}
+
 /// The immutable description of one rigid body.
 #[derive(Debug, Clone)]
 pub struct RigidBody {

@@ -22,7 +22,7 @@ mod islands;
 mod one_step;
 mod scheme;
 
-pub use body::{BodyState, Load, RigidBody};
+pub use body::{BodyState, HeldInput, Load, RigidBody};
 pub use contact::{contact_frame, point_jacobian, Contact, ContactJacobian};
 pub use error::{Result, RigidError};
 pub use islands::ContactOrder;

@@ -42,7 +42,7 @@
 
 use nalgebra::{Matrix3, Vector3, Vector6};
 
-use super::body::{BodyState, RigidBody};
+use super::body::{BodyState, HeldInput, RigidBody};
 use super::contact::{Contact, ContactJacobian};
 use super::error::{Result, RigidError};
 use super::islands::{across, layered_key, ContactOrder, Islands};
@@ -264,9 +264,31 @@ impl ContactStep {
         &self.impulses
     }
 
+    /// The warm start the next step reads: the impulses of the last
+    /// step's active contacts by contact id, sorted by id.
+    pub fn warm_start(&self) -> &[(u64, [f64; 3])] {
+        &self.previous
+    }
+
+    /// Replaces the warm start (a saved run's, see
+    /// [`ContactStep::warm_start`]); the ids must be strictly increasing and
+    /// the impulses finite.
+    pub fn set_warm_start(&mut self, warm: &[(u64, [f64; 3])]) -> Result<()> {
+        let sorted = warm.windows(2).all(|w| w[0].0 < w[1].0);
+        let finite = warm.iter().all(|(_, r)| r.iter().all(|x| x.is_finite()));
+        if !(sorted && finite) {
+            return Err(RigidError::InvalidSetting {
+                name: "warm_start",
+                reason: "contact ids must be strictly increasing and impulses finite".into(),
+            });
+        }
+        self.previous.clear();
+        self.previous.extend_from_slice(warm);
+        Ok(())
+    }
+
     /// One step [t, t + h] of `bodies` from `states` with the detector's
     /// `contacts` (computed at the step's start).
-    #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
         bodies: &[RigidBody],
@@ -276,12 +298,34 @@ impl ContactStep {
         h: f64,
         gravity: &Vector3<f64>,
     ) -> Result<StepReport> {
+        self.step_held(bodies, states, &[], contacts, t, h, gravity)
+    }
+
+    /// As [`ContactStep::step`], with an input held on each body over the
+    /// step (`held[b]` on body b; empty: none, exactly `step`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_held(
+        &mut self,
+        bodies: &[RigidBody],
+        states: &mut [BodyState],
+        held: &[HeldInput],
+        contacts: &[Contact],
+        t: f64,
+        h: f64,
+        gravity: &Vector3<f64>,
+    ) -> Result<StepReport> {
         let scheme = self.settings.scheme;
         let n = bodies.len();
+        if !held.is_empty() && held.len() != n {
+            return Err(RigidError::InvalidSetting {
+                name: "held inputs",
+                reason: format!("{} inputs for {n} bodies", held.len()),
+            });
+        }
         self.free.clear();
         let mut newton_iterations = 0;
         for (b, (body, state)) in bodies.iter().zip(states.iter()).enumerate() {
-            let f = scheme.free_velocity(b, body, state, t, h, gravity)?;
+            let f = scheme.free_velocity_held(b, body, state, t, h, gravity, held.get(b))?;
             newton_iterations += f.iterations;
             self.free.push(f);
         }

@@ -8,7 +8,9 @@
 //!   I (Ω_free − Ω_k) = h [T_θ − Ω_θ × I Ω_θ],  Ω_θ = (1−θ) Ω_k + θ Ω_free,
 //!   T_θ = R_kᵀ [(1−θ) M(t_k) + θ M(t_{k+1})] (world torque into the body
 //!   frame at the step's start), by Newton's method with the Jacobian
-//!   I + hθ ([Ω_θ]× I − [I Ω_θ]×);
+//!   I + hθ ([Ω_θ]× I − [I Ω_θ]×); a held input (F_u world, τ_u body
+//!   frame, constant over the step) adds to the loads:
+//!   F_θ + F_u and T_θ + τ_u;
 //! * **velocity** v_{k+1} = v_free + M⁻¹ Hᵀ P with the contact impulses P of
 //!   the step (see `one_step`; the impulse enters linearly, the gyroscopic
 //!   term being frozen at its free value);
@@ -28,7 +30,7 @@
 
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
-use super::body::{BodyState, RigidBody};
+use super::body::{BodyState, HeldInput, RigidBody};
 use super::error::{Result, RigidError};
 
 /// Settings of the θ-scheme.
@@ -105,6 +107,22 @@ impl NewtonEulerScheme {
         h: f64,
         gravity: &Vector3<f64>,
     ) -> Result<FreeVelocity> {
+        self.free_velocity_held(index, body, state, t, h, gravity, None)
+    }
+
+    /// As [`NewtonEulerScheme::free_velocity`], with an input held over
+    /// the step (none: exactly `free_velocity`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn free_velocity_held(
+        &self,
+        index: usize,
+        body: &RigidBody,
+        state: &BodyState,
+        t: f64,
+        h: f64,
+        gravity: &Vector3<f64>,
+        held: Option<&HeldInput>,
+    ) -> Result<FreeVelocity> {
         if body.fixed {
             return Ok(FreeVelocity {
                 velocity: Vector3::zeros(),
@@ -114,10 +132,16 @@ impl NewtonEulerScheme {
             });
         }
         let th = self.theta;
-        let force = (1.0 - th) * body.force.at(t) + th * body.force.at(t + h);
+        let mut force = (1.0 - th) * body.force.at(t) + th * body.force.at(t + h);
+        if let Some(u) = held {
+            force += u.force;
+        }
         let velocity = state.velocity + h * gravity + (h / body.mass) * force;
         let torque_world = (1.0 - th) * body.torque.at(t) + th * body.torque.at(t + h);
-        let torque = state.orientation.inverse_transform_vector(&torque_world);
+        let mut torque = state.orientation.inverse_transform_vector(&torque_world);
+        if let Some(u) = held {
+            torque += u.torque;
+        }
         let inertia = &body.inertia;
         let ok = inertia * state.omega;
         // G(Ω) = I (Ω − Ω_k) − h T + h Ω_θ × I Ω_θ.

@@ -49,6 +49,7 @@ use super::event_driven::{
 };
 use super::events::{Event, EventKind, SourceId};
 use super::imported_state::ImportedState;
+use super::rigid_state::RigidState;
 use super::strategy::Strategy;
 use super::time_stepping::{
     StateError, Statistics, StepOutcome, TimeStepping, TimeSteppingSettings, TimeSteppingState,
@@ -74,6 +75,9 @@ pub enum SimulationState {
     /// The state of a simulation implemented outside this crate (the
     /// co-simulation master), in memory only.
     Imported(ImportedState),
+    /// A rigid-body run's state (its clock, the bodies, their held inputs,
+    /// the warm start, the contact detector's records, the counters).
+    Rigid(Box<RigidState>),
 }
 
 impl SimulationState {
@@ -83,6 +87,7 @@ impl SimulationState {
             SimulationState::TimeStepping(s) => s.tick(),
             SimulationState::EventDriven(s) => s.tick(),
             SimulationState::Imported(s) => s.tick(),
+            SimulationState::Rigid(s) => s.tick(),
         }
     }
 
@@ -92,16 +97,19 @@ impl SimulationState {
             SimulationState::TimeStepping(s) => s.time(),
             SimulationState::EventDriven(s) => s.time(),
             SimulationState::Imported(s) => s.time(),
+            SimulationState::Rigid(s) => s.time(),
         }
     }
 
     /// Appends the state as bytes to `out`: the strategy's own format
-    /// (`NSTS…` for time-stepping, `NSED…` for event-driven).
+    /// (`NSTS…` for time-stepping, `NSED…` for event-driven, `NSRB…` for
+    /// rigid bodies).
     pub fn write_bytes(&self, out: &mut Vec<u8>) {
         match self {
             SimulationState::TimeStepping(s) => s.write_bytes(out),
             SimulationState::EventDriven(s) => s.write_bytes(out),
             SimulationState::Imported(s) => s.write_bytes(out),
+            SimulationState::Rigid(s) => s.write_bytes(out),
         }
     }
 
@@ -117,6 +125,9 @@ impl SimulationState {
     pub fn from_bytes(bytes: &[u8]) -> Result<SimulationState, StateError> {
         match bytes.get(..4) {
             Some(b"NSED") => EventDrivenState::from_bytes(bytes).map(SimulationState::EventDriven),
+            Some(b"NSRB") => {
+                RigidState::from_bytes(bytes).map(|s| SimulationState::Rigid(Box::new(s)))
+            }
             Some(b"NSIM") => Err(StateError::Unsupported(
                 "the state of an imported simulation (a co-simulation of FMUs) lives in memory, \
                  inside its FMUs: it cannot be read from bytes"
@@ -414,6 +425,7 @@ impl Simulation for TimeStepping {
             SimulationState::TimeStepping(s) => TimeStepping::restore_state(self, s),
             SimulationState::EventDriven(_) => Err(other_strategy("time-stepping", "event-driven")),
             SimulationState::Imported(_) => Err(other_strategy("time-stepping", "imported")),
+            SimulationState::Rigid(_) => Err(other_strategy("time-stepping", "rigid-body")),
         }
     }
 }
@@ -472,6 +484,7 @@ impl Simulation for EventDriven {
                 Err(other_strategy("event-driven", "time-stepping"))
             }
             SimulationState::Imported(_) => Err(other_strategy("event-driven", "imported")),
+            SimulationState::Rigid(_) => Err(other_strategy("event-driven", "rigid-body")),
         }
     }
 }

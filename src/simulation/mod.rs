@@ -7,6 +7,7 @@ pub mod error;
 pub mod event_driven;
 pub mod events;
 mod imported_state;
+pub mod rigid_state;
 pub(crate) mod state_bytes;
 pub mod strategy;
 pub mod time_stepping;
@@ -20,6 +21,7 @@ pub use event_driven::{
 };
 pub use events::{Event, EventKind, EventManager, EventSchedule, SourceId, TickGrid};
 pub use imported_state::ImportedState;
+pub use rigid_state::RigidState;
 pub use strategy::Strategy;
 pub use time_stepping::{
     Assembly, FirstOrderScheme, LagrangianScheme, ProblemFamily, SchatzmanPaoliStart, StateError,

@@ -22,13 +22,12 @@ use nonsmooth::rigid::{BodyState, ContactOrder, ContactSettings, Load, RigidBody
 use nonsmooth::simulation::SimulationError;
 use nonsmooth_collision::{
     lattice_positions, random_pile_positions, random_vectors, Collider, ContactDetector, Material,
-    RigidClock, RigidSimulation, RigidWorld, ShapeDesc, BODY_LAYOUT, WORLD_LAYOUT, WORLD_SYSTEM,
+    RigidClock, RigidSimulation, RigidWorld, ShapeDesc, WORLD_SYSTEM,
 };
 
 use super::shapes::{rotation, shape};
 use super::{instance, instances};
 use crate::error::{Place, Result, ScenarioError};
-use crate::record::{ControlVariables, Variable};
 use crate::schema::{BodyEntry, GeneratorEntry, SStr, SVec, ScenarioFile, SQ};
 use crate::settings::AllSettings;
 use crate::values::Ctx;
@@ -113,31 +112,6 @@ impl RigidScene {
             });
         }
     }
-}
-
-/// The recordable variables of the bodies and the world.
-pub(super) fn variables(scene: &RigidScene) -> ControlVariables {
-    let mut out: ControlVariables = scene
-        .names
-        .iter()
-        .enumerate()
-        .map(|(b, name)| {
-            let vars = BODY_LAYOUT
-                .iter()
-                .map(|&(v, off, n)| (v, Variable::Part(SystemId(b), off), n))
-                .collect();
-            (name.clone(), vars)
-        })
-        .collect();
-    let w = SystemId(scene.names.len());
-    out.push((
-        WORLD_SYSTEM.to_string(),
-        WORLD_LAYOUT
-            .iter()
-            .map(|&(v, off, n)| (v, Variable::Part(w, off), n))
-            .collect(),
-    ));
-    out
 }
 
 pub(super) fn invalid(at: Place, reason: impl Into<String>) -> ScenarioError {
@@ -292,11 +266,7 @@ pub(super) fn rigid_scene(
             .first()
             .map(|e| (e.span(), "[[interactions]]")),
         file.circuits.first().map(|e| (e.span(), "[[circuits]]")),
-        file.sensors.first().map(|e| (e.span(), "[[sensors]]")),
         file.observers.first().map(|e| (e.span(), "[[observers]]")),
-        file.controllers
-            .first()
-            .map(|e| (e.span(), "[[controllers]]")),
         file.fmus.first().map(|e| (e.span(), "[[fmus]]")),
         file.fmi.as_ref().map(|e| (e.span(), "[fmi]")),
     ];

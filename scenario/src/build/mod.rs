@@ -14,6 +14,7 @@ mod functions;
 mod interactions;
 mod nonlinear_relations;
 pub(crate) mod output;
+pub(crate) mod rigid_control;
 mod shapes;
 mod systems;
 
@@ -191,9 +192,18 @@ pub(super) fn build(
         None => model(ctx, file, &mut places)?,
     };
     let model = Arc::new(model);
-    let control = control_plan::plan(ctx, file, &model, &gates, &words, &[])?;
+    let bodies = rigid.as_ref().map_or(&[][..], |s| &s.names[..]);
+    let control = control_plan::plan(ctx, file, &model, &gates, &words, &[], bodies)?;
     let control_vars = match &rigid {
-        Some(scene) => bodies::variables(scene),
+        Some(scene) => rigid_control::variables(
+            scene,
+            &model,
+            &control,
+            &all.time_stepping,
+            &all.event_driven,
+            catalog.0.as_ref(),
+            &places,
+        )?,
         None => control_variables(&control, &model, &all, &catalog, &places)?,
     };
     let columns = output::columns(ctx, file, &model, &control_vars, &circuit_states)?;

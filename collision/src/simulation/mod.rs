@@ -9,18 +9,33 @@
 //!
 //! The values a run records are read through [`Simulation::q`] of a
 //! stand-in [`Model`] built here: one first-order system per body, named
-//! after it, whose "state" is the body's 13 numbers
+//! after it, whose "state" is the body's 13 numbers then its held input
 //!
-//! `[x, y, z, qw, qx, qy, qz, vx, vy, vz, Ωx, Ωy, Ωz]`
+//! `[x, y, z, qw, qx, qy, qz, vx, vy, vz, Ωx, Ωy, Ωz, Fx, Fy, Fz, τx, τy, τz]`
 //!
 //! (centre of mass and velocity in the world frame, unit quaternion
 //! body → world scalar first, angular velocity in the body frame; see
-//! [`BODY_LAYOUT`]), and one system named [`WORLD_SYSTEM`] whose state is
+//! [`BODY_LAYOUT`]; the force F through the centre of mass in the world
+//! frame and the torque τ in the body frame held on the body, see
+//! [`BODY_INPUTS`]), and one system named [`WORLD_SYSTEM`] whose state is
 //! [`WORLD_LAYOUT`]: kinetic energy, potential energy of gravity, detected
 //! contacts, active contacts, solver iterations and solver error of the
 //! last step, and the number of steps kept short of the solver's tolerance. The
 //! stand-in systems are never integrated by the core; they only name the
-//! values.
+//! values, and their A is a function of time so that no control law takes
+//! them for a linear plant (a model-based law needs a `nominal` plant).
+//!
+//! **Inputs.** [`Simulation::set_system_input`] on a body's system takes
+//! g of size 19 whose first 13 entries are zero (an actuator's B acts on
+//! the input rows only) and holds g[13..16] as the force and g[16..19] as
+//! the torque from the next step on, until changed (zero-order hold). They
+//! enter the θ-scheme's free velocity as external loads
+//! (`nonsmooth::rigid::HeldInput`).
+//!
+//! **State.** [`Simulation::save_state`] gives a
+//! [`SimulationState::Rigid`] holding everything a later step reads (see
+//! `nonsmooth::simulation::RigidState`); restoring it and stepping again
+//! gives bit-identical values.
 //!
 //! A contact problem the solver does not solve to its tolerance stops the
 //! run with [`SimulationError::SolverFailed`] (time, step, status, error),
@@ -31,10 +46,12 @@
 
 use std::sync::Arc;
 
-use nalgebra::{DMatrix, DVector};
-use nonsmooth::modelling::{FirstOrderLinear, InteractionId, Model, ModelBuilder, SystemId};
+use nalgebra::{DMatrix, DVector, Vector3};
+use nonsmooth::modelling::{
+    FirstOrderLinear, InteractionId, Model, ModelBuilder, SystemId, TimeMatrix,
+};
 use nonsmooth::numerics::SolveStatus;
-use nonsmooth::rigid::BodyState;
+use nonsmooth::rigid::{BodyState, HeldInput};
 use nonsmooth::simulation::Simulation;
 use nonsmooth::simulation::{
     Event, EventKind, EventManager, SimulationError, SimulationState, SourceId, StateError,
@@ -42,6 +59,8 @@ use nonsmooth::simulation::{
 };
 
 use crate::world::{RigidWorld, WorldError};
+
+mod state;
 
 /// The name of the stand-in system that carries the world's values.
 pub const WORLD_SYSTEM: &str = "world";
@@ -54,6 +73,11 @@ pub const BODY_LAYOUT: [(&str, usize, usize); 4] = [
     ("omega", 10, 3),
 ];
 
+/// The held inputs in a body's stand-in state: (name, offset, size); the
+/// force through the centre of mass in the world frame (N), the torque
+/// about it in the body frame (N·m).
+pub const BODY_INPUTS: [(&str, usize, usize); 2] = [("force", 13, 3), ("torque", 16, 3)];
+
 /// The components of the world's stand-in state: (name, offset, size).
 pub const WORLD_LAYOUT: [(&str, usize, usize); 7] = [
     ("kinetic_energy", 0, 1),
@@ -65,7 +89,10 @@ pub const WORLD_LAYOUT: [(&str, usize, usize); 7] = [
     ("unsolved_steps", 6, 1),
 ];
 
-const BODY_DIM: usize = 13;
+/// The size of a body's stand-in state: 13 values, then 6 held inputs.
+pub const BODY_DIM: usize = 19;
+/// The number of a body's values before its held inputs.
+const BODY_VALUES: usize = 13;
 const WORLD_DIM: usize = 7;
 
 /// The clock of a rigid run.
@@ -96,8 +123,16 @@ pub fn body_values(s: &BodyState, out: &mut [f64]) {
 /// distinct and none may be [`WORLD_SYSTEM`].
 pub fn stand_in_model(names: &[String]) -> Result<Model, SimulationError> {
     let mut builder = ModelBuilder::new();
-    let stand_in =
-        |dim: usize| FirstOrderLinear::new(DVector::zeros(dim), DMatrix::zeros(dim, dim));
+    // A as a function of time: the stand-in is no linear plant.
+    let stand_in = |dim: usize| {
+        FirstOrderLinear::new(DVector::zeros(dim), DMatrix::zeros(dim, dim)).with_a(
+            TimeMatrix::Function {
+                rows: dim,
+                cols: dim,
+                f: Arc::new(|_, a: &mut DMatrix<f64>| a.fill(0.0)),
+            },
+        )
+    };
     for name in names {
         if name == WORLD_SYSTEM {
             return Err(SimulationError::BadArgument(format!(
@@ -133,6 +168,9 @@ pub struct RigidSimulation {
     stats: Statistics,
     /// Steps kept with the solver short of its tolerance (`accept_error`).
     unsolved: u64,
+    /// The held input g of each body (19 entries: zeros, then force and
+    /// torque), then of the world (7 zeros).
+    g: Vec<f64>,
     empty: Vec<f64>,
 }
 
@@ -221,6 +259,7 @@ impl RigidSimulation {
                 .collect(),
             stats: Statistics::default(),
             unsolved: 0,
+            g: vec![0.0; n * BODY_DIM + WORLD_DIM],
             empty: Vec::new(),
         };
         sim.publish(0, 0, 0, 0.0);
@@ -241,6 +280,8 @@ impl RigidSimulation {
         let n = self.world.bodies().len();
         for (b, s) in self.world.states().iter().enumerate() {
             body_values(s, &mut self.values[b]);
+            self.values[b][BODY_VALUES..]
+                .copy_from_slice(&self.g[b * BODY_DIM + BODY_VALUES..(b + 1) * BODY_DIM]);
         }
         let w = &mut self.values[n];
         w[0] = self.world.kinetic_energy();
@@ -416,14 +457,50 @@ impl Simulation for RigidSimulation {
         &self.empty
     }
 
-    fn set_system_input(&mut self, _: SystemId, _: &[f64]) -> Result<(), SimulationError> {
-        Err(SimulationError::Unsupported(
-            "rigid bodies take no held input (give forces and torques in the scenario)".into(),
-        ))
+    fn set_system_input(&mut self, s: SystemId, g: &[f64]) -> Result<(), SimulationError> {
+        let n = self.world.bodies().len();
+        let name = |s: SystemId| self.model.system(s).name.clone();
+        if s.0 >= n {
+            return Err(SimulationError::BadArgument(if s.0 == n {
+                format!("`{WORLD_SYSTEM}` takes no input (forces and torques act on bodies)")
+            } else {
+                format!("no system {} ({} bodies)", s.0, n)
+            }));
+        }
+        if g.len() != BODY_DIM {
+            return Err(SimulationError::BadArgument(format!(
+                "body `{}`: an input of size {} for a system of size {BODY_DIM}",
+                name(s),
+                g.len()
+            )));
+        }
+        if g[..BODY_VALUES].iter().any(|&x| x != 0.0) {
+            return Err(SimulationError::BadArgument(format!(
+                "body `{}`: an input acts on a value entry (rows 0..{BODY_VALUES} of B must be zero; \
+                 the inputs are rows {BODY_VALUES}..{BODY_DIM}: force, then torque)",
+                name(s)
+            )));
+        }
+        let v = |i: usize| Vector3::new(g[i], g[i + 1], g[i + 2]);
+        let input = HeldInput {
+            force: v(BODY_VALUES),
+            torque: v(BODY_VALUES + 3),
+        };
+        self.world
+            .set_held_input(s.0, input)
+            .map_err(|e| SimulationError::BadArgument(format!("body `{}`: {e}", name(s))))?;
+        self.g[s.0 * BODY_DIM..(s.0 + 1) * BODY_DIM].copy_from_slice(g);
+        self.values[s.0][BODY_VALUES..].copy_from_slice(&g[BODY_VALUES..]);
+        Ok(())
     }
 
-    fn system_input(&self, _: SystemId) -> &[f64] {
-        &self.empty
+    fn system_input(&self, s: SystemId) -> &[f64] {
+        let n = self.world.bodies().len();
+        match s.0 {
+            b if b < n => &self.g[b * BODY_DIM..(b + 1) * BODY_DIM],
+            b if b == n => &self.g[n * BODY_DIM..],
+            _ => &self.empty,
+        }
     }
 
     fn set_input(&mut self, _: InteractionId, _: &[f64]) -> Result<(), SimulationError> {
@@ -441,14 +518,15 @@ impl Simulation for RigidSimulation {
     }
 
     fn save_state(&self) -> Result<SimulationState, StateError> {
-        Err(StateError::Unsupported(
-            "a rigid world cannot save its state yet".into(),
-        ))
+        Ok(SimulationState::Rigid(Box::new(self.rigid_state())))
     }
 
-    fn restore_state(&mut self, _: &SimulationState) -> Result<(), StateError> {
-        Err(StateError::Unsupported(
-            "a rigid world cannot restore a state yet".into(),
-        ))
+    fn restore_state(&mut self, state: &SimulationState) -> Result<(), StateError> {
+        match state {
+            SimulationState::Rigid(s) => self.put_state(s),
+            _ => Err(StateError::Mismatch(
+                "the state of another strategy cannot be restored into a rigid-body run".into(),
+            )),
+        }
     }
 }
