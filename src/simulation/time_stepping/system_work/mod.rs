@@ -464,44 +464,6 @@ impl SystemWork {
         }
     }
 
-    /// The whole linear step of a system no active interaction acts on:
-    /// start state, free unknown (the new unknown), q. False when the new
-    /// state is not finite.
-    #[inline(always)]
-    pub fn linear_step_alone(
-        &mut self,
-        ds: &DynamicalSystem,
-        t0: f64,
-        t1: f64,
-        h: f64,
-        theta: f64,
-    ) -> Result<bool, SimulationError> {
-        if self.free_in_state {
-            if let Some(finite) = self.zero_order_hold_alone(ds, t1) {
-                return Ok(finite);
-            }
-        }
-        self.linear_step_from_free(ds, t0, t1, h, theta)
-    }
-
-    /// [`SystemWork::linear_step_alone`] of the systems other than the
-    /// zero-order hold's: start state, free unknown, end of the step. Out
-    /// of line, so that the zero-order hold's step, inlined where the step
-    /// is taken, carries none of their set-up.
-    #[inline(never)]
-    fn linear_step_from_free(
-        &mut self,
-        ds: &DynamicalSystem,
-        t0: f64,
-        t1: f64,
-        h: f64,
-        theta: f64,
-    ) -> Result<bool, SimulationError> {
-        self.swap_start();
-        self.compute_free(ds, t0, t1, h, theta)?;
-        Ok(self.finish_linear_step(h, theta))
-    }
-
     /// Puts back the state of the start of a linear step that failed.
     pub fn restore_start(&mut self) {
         self.q.copy_from_slice(&self.q_start);
