@@ -284,7 +284,6 @@ impl ImplicitRelay {
         .map_err(|e| unsupported(name, format!("relay problem: {e}")))?;
         // The law reports no solve times: the solver need not read the clock.
         let mut solver = DefaultRelay::new(SolverSettings::default());
-        solver.set_timed(false);
         let mut r = ImplicitRelay {
             problem,
             solver,

@@ -19,7 +19,6 @@ use super::Lcp;
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::matrix::Matrix;
 use crate::numerics::report::{SolveReport, SolveStatus};
-use std::time::Duration;
 
 /// Name in the reports of solves the warm start answered.
 pub(crate) const NAME: &str = "active-set";
@@ -134,7 +133,6 @@ impl ActiveSetStart {
             iterations: 1,
             error,
             error_abs,
-            time: Duration::ZERO,
         })
     }
 
