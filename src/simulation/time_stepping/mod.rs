@@ -36,7 +36,6 @@ mod linear_output;
 mod problem;
 mod schatzman_paoli;
 mod settings;
-mod small;
 mod split;
 mod state;
 mod system_work;
@@ -548,7 +547,7 @@ impl TimeStepping {
         } else {
             // No problem: every multiplier is zero.
             for w in inters.iter_mut() {
-                small::zero(&mut w.lambda);
+                w.lambda.fill(0.0);
             }
         }
         for (w, inter) in inters.iter_mut().zip(model.interactions()) {
@@ -729,7 +728,7 @@ impl TimeStepping {
 fn activate(inters: &mut [InteractionWork], h: f64, gamma: f64) -> bool {
     let mut any = false;
     for w in inters.iter_mut() {
-        small::copy(&mut w.ydot_start, &w.ydot);
+        w.ydot_start.copy_from_slice(&w.ydot);
         if w.unilateral {
             // A frictional contact is tested on its normal row only.
             let rows = if w.friction.is_some() { 1 } else { w.m };

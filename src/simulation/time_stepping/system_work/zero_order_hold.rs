@@ -14,7 +14,6 @@ use crate::modelling::dynamical_system::FirstOrderLinear;
 use crate::modelling::functions::TimeVector;
 use crate::numerics::zero_order_hold::zero_order_hold;
 use crate::simulation::error::SimulationError;
-use crate::simulation::time_stepping::small;
 
 /// Φ and Γ of the step, column-major, and the vectors they multiply.
 pub(super) struct ZohWork {
@@ -70,18 +69,18 @@ impl ZohWork {
         t1: f64,
         free: &mut [f64],
     ) {
-        small::matvec(&self.phi, x, free);
+        matvec(&self.phi, x, free);
         if b.is_some() || g.is_some() {
             match b {
                 Some(b) => b.eval(t1, &mut self.held),
-                None => small::zero(&mut self.held),
+                None => self.held.fill(0.0),
             }
             if let Some(g) = g {
                 for (s, g) in self.held.iter_mut().zip(g) {
                     *s += g;
                 }
             }
-            small::matvec_add(&self.gamma, &self.held, free);
+            matvec_add(&self.gamma, &self.held, free);
         }
     }
 }
@@ -99,6 +98,31 @@ impl SystemWork {
     pub(super) fn zero_order_hold_response(&mut self, input: &mut [f64]) {
         let z = self.zoh.as_mut().expect("zero-order hold data");
         z.input.copy_from_slice(input);
-        small::matvec(&z.gamma, &z.input, input);
+        matvec(&z.gamma, &z.input, input);
+    }
+}
+
+/// y ← A x for A n × n column-major, n = x.len(): y_i = Σ_j a_ij x_j, summed
+/// over j ascending from 0.
+fn matvec(a: &[f64], x: &[f64], y: &mut [f64]) {
+    let n = x.len();
+    let y = &mut y[..n];
+    y.fill(0.0);
+    for (col, &xj) in a[..n * n].chunks_exact(n).zip(x) {
+        for (yi, &aij) in y.iter_mut().zip(col) {
+            *yi += aij * xj;
+        }
+    }
+}
+
+/// y ← y + A x (A as in [`matvec`]): each y_i plus the whole sum Σ_j a_ij x_j.
+fn matvec_add(a: &[f64], x: &[f64], y: &mut [f64]) {
+    let n = x.len();
+    for (i, yi) in y[..n].iter_mut().enumerate() {
+        let mut s = 0.0;
+        for j in 0..n {
+            s += a[j * n + i] * x[j];
+        }
+        *yi += s;
     }
 }
