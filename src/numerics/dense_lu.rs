@@ -50,24 +50,32 @@ pub fn lu_factor(a: &mut [f64], n: usize, piv: &mut [usize]) -> bool {
     true
 }
 
-/// Solves A·x = b with the factors from [`lu_factor`]; `b` is overwritten by x.
+/// Solves A·x = b with the factors from [`lu_factor`]; `b` is overwritten by
+/// x: the row swaps, then L y = P b (b_i −= l_ij b_j, j ascending), then
+/// U x = y (b_j /= u_jj, then b_i −= u_ij b_j for i < j, j descending),
+/// column by column over the column-major factors.
+#[inline]
 pub fn lu_solve(a: &[f64], n: usize, piv: &[usize], b: &mut [f64]) {
-    for k in 0..n {
-        b.swap(k, piv[k]);
+    if n == 0 {
+        return;
     }
-    for j in 0..n {
+    let (a, b) = (&a[..n * n], &mut b[..n]);
+    for (k, &p) in piv[..n].iter().enumerate() {
+        b.swap(k, p);
+    }
+    for (j, col) in a.chunks_exact(n).enumerate() {
         let bj = b[j];
         if bj != 0.0 {
-            for i in j + 1..n {
-                b[i] -= a[j * n + i] * bj;
+            for (bi, &l) in b[j + 1..].iter_mut().zip(&col[j + 1..]) {
+                *bi -= l * bj;
             }
         }
     }
-    for j in (0..n).rev() {
-        b[j] /= a[j * n + j];
+    for (j, col) in a.chunks_exact(n).enumerate().rev() {
+        b[j] /= col[j];
         let bj = b[j];
-        for i in 0..j {
-            b[i] -= a[j * n + i] * bj;
+        for (bi, &u) in b[..j].iter_mut().zip(&col[..j]) {
+            *bi -= u * bj;
         }
     }
 }

@@ -8,7 +8,7 @@
 //! (time-discretisation → communication → nonsmooth → sensor → observer → actuator → output),
 //! then by registration order of their sources.
 
-use std::cmp::Reverse;
+use std::cmp::Ordering;
 use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
@@ -125,6 +125,41 @@ fn following(tick: i64, period: i64) -> Option<i64> {
     }
 }
 
+/// A pending occurrence: its tick, its kind (with the kind's rank, which
+/// orders it) and its source. Ordered so that the greatest is the earliest
+/// in (tick, rank, source), the next event of the documented order at the
+/// top of [`BinaryHeap`] (a max-heap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pending {
+    tick: i64,
+    rank: u8,
+    id: usize,
+    kind: EventKind,
+}
+
+impl Pending {
+    fn new(tick: i64, kind: EventKind, id: usize) -> Self {
+        Pending {
+            tick,
+            rank: kind.rank(),
+            id,
+            kind,
+        }
+    }
+}
+
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.tick, other.rank, other.id).cmp(&(self.tick, self.rank, self.id))
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// Schedules the events of all sources on the exact clock.
 ///
 /// The pending occurrence of every source waits in a binary heap keyed by
@@ -138,7 +173,7 @@ fn following(tick: i64, period: i64) -> Option<i64> {
 pub struct EventManager {
     sources: Vec<Source>,
     /// The pending occurrence of each source that has one.
-    queue: BinaryHeap<Reverse<(i64, EventKind, usize)>>,
+    queue: BinaryHeap<Pending>,
 }
 
 /// The instants t₀ + k·h of a time-stepping clock, in ticks of its
@@ -237,23 +272,20 @@ impl EventManager {
     fn push_source(&mut self, kind: EventKind, offset: i64, period: Option<i64>) -> SourceId {
         let id = self.sources.len();
         self.sources.push(Source { offset, period });
-        self.queue.push(Reverse((offset, kind, id)));
+        self.queue.push(Pending::new(offset, kind, id));
         SourceId(id)
     }
 
     /// The instant of the next event, if any.
     #[inline]
     pub fn next_tick(&self) -> Option<i64> {
-        self.queue.peek().map(|Reverse((t, _, _))| *t)
+        self.queue.peek().map(|p| p.tick)
     }
 
     /// The tick of the next occurrence of a source, `None` once it has no
     /// further occurrence (or for an unknown source).
     pub fn pending_tick(&self, id: SourceId) -> Option<i64> {
-        self.queue
-            .iter()
-            .find(|Reverse((_, _, s))| *s == id.0)
-            .map(|Reverse((t, _, _))| *t)
+        self.queue.iter().find(|p| p.id == id.0).map(|p| p.tick)
     }
 
     /// Occurrences of a source delivered so far: (pending tick − offset) /
@@ -273,10 +305,10 @@ impl EventManager {
     /// the next occurrence of its source.
     pub fn pop(&mut self) -> Option<Event> {
         let mut top = self.queue.peek_mut()?;
-        let Reverse((tick, kind, id)) = *top;
+        let Pending { tick, id, kind, .. } = *top;
         match following(tick, self.sources[id].period.unwrap_or(0)) {
             // The top moves on to its next occurrence, sifted down once.
-            Some(next) => top.0 .0 = next,
+            Some(next) => top.tick = next,
             None => {
                 PeekMut::pop(top);
             }
@@ -316,7 +348,7 @@ impl EventManager {
     /// is the number of its occurrences delivered so far.
     pub fn schedule(&self) -> EventSchedule {
         let mut queue: Vec<(i64, EventKind, usize)> =
-            self.queue.iter().map(|Reverse(e)| *e).collect();
+            self.queue.iter().map(|p| (p.tick, p.kind, p.id)).collect();
         queue.sort_unstable();
         EventSchedule {
             sources: self
@@ -359,7 +391,10 @@ impl EventManager {
                 .iter()
                 .map(|&(offset, period, _)| Source { offset, period })
                 .collect(),
-            queue: pending.into_iter().map(Reverse).collect(),
+            queue: pending
+                .into_iter()
+                .map(|(tick, kind, id)| Pending::new(tick, kind, id))
+                .collect(),
         })
     }
 }

@@ -753,8 +753,7 @@ fn failure(report: &SolveReport, t: f64, step: u64, size: usize) -> SimulationEr
     }
 }
 
-/// The problem and solver of size n, built on first use. Its solver does
-/// not read the clock (a step's solve needs no timing).
+/// The problem and solver of size n, built on first use.
 fn sized_slot<'a>(
     slots: &'a mut [Option<SizedSlot>],
     family: ProblemFamily,
