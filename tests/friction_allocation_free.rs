@@ -41,7 +41,6 @@ fn second_solve_of_the_same_size_allocates_nothing() {
                 ..Default::default()
             };
             let mut solver = friction_solver(name, s).unwrap();
-            solver.set_timed(false);
             let n = first.size();
             let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
             let rep = solver.solve(&first, &mut r, &mut u).unwrap();
@@ -81,7 +80,6 @@ fn shuffled_nsgs_second_solve_allocates_nothing() {
         ..Default::default()
     })
     .with_shuffle(9);
-    solver.set_timed(false);
     let n = first.size();
     let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
     assert!(solver
@@ -120,7 +118,6 @@ fn sparse_newton_second_solve_of_the_same_pattern_allocates_nothing() {
             ..Default::default()
         };
         let mut solver = friction_solver(name, s).unwrap();
-        solver.set_timed(false);
         let n = first.size();
         let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
         let rep = solver.solve(&first, &mut r, &mut u).unwrap();

@@ -282,9 +282,7 @@ impl ImplicitRelay {
             vec![1.0; m],
         )
         .map_err(|e| unsupported(name, format!("relay problem: {e}")))?;
-        // The law reports no solve times: the solver need not read the clock.
-        let mut solver = DefaultRelay::new(SolverSettings::default());
-        solver.set_timed(false);
+        let solver = DefaultRelay::new(SolverSettings::default());
         let mut r = ImplicitRelay {
             problem,
             solver,

@@ -1,6 +1,8 @@
 //! One-step problems from NumPy arrays: the same solvers and report as
 //! `nonsmooth solve`.
 
+use std::time::{Duration, Instant};
+
 use nalgebra::DMatrix;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -39,6 +41,12 @@ fn settings(tol: Option<f64>, max_iter: Option<usize>) -> SolverSettings {
     }
 }
 
+/// The result of `f` with the wall time it took.
+fn timed<T, E>(f: impl FnOnce() -> Result<T, E>) -> Result<(T, Duration), E> {
+    let start = Instant::now();
+    f().map(|r| (r, start.elapsed()))
+}
+
 fn bad(what: &'static str) -> impl Fn(NumericsError) -> PyErr {
     move |e| PyValueError::new_err(format!("{what}: {e}"))
 }
@@ -46,7 +54,7 @@ fn bad(what: &'static str) -> impl Fn(NumericsError) -> PyErr {
 /// The report as `nonsmooth solve --json` gives it.
 fn report<'py>(
     py: Python<'py>,
-    r: SolveReport,
+    (r, time): (SolveReport, Duration),
     z: Vec<f64>,
     w: Vec<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -56,7 +64,7 @@ fn report<'py>(
     d.set_item("iterations", r.iterations)?;
     d.set_item("error", r.error)?;
     d.set_item("error_abs", r.error_abs)?;
-    d.set_item("time_s", r.time.as_secs_f64())?;
+    d.set_item("time_s", time.as_secs_f64())?;
     d.set_item("z", PyArray1::from_vec(py, z))?;
     d.set_item("w", PyArray1::from_vec(py, w))?;
     Ok(d)
@@ -82,7 +90,7 @@ pub fn solve_lcp<'py>(
     let n = problem.size();
     let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
     let r = py
-        .detach(|| s.solve(&problem, &mut z, &mut w))
+        .detach(|| timed(|| s.solve(&problem, &mut z, &mut w)))
         .map_err(bad("solve_lcp"))?;
     report(py, r, z, w)
 }
@@ -108,7 +116,7 @@ pub fn solve_mlcp<'py>(
     let mut s = mlcp_solver(solver, settings(tol, max_iter)).map_err(bad("solve_mlcp"))?;
     let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
     let r = py
-        .detach(|| s.solve(&problem, &mut z, &mut w))
+        .detach(|| timed(|| s.solve(&problem, &mut z, &mut w)))
         .map_err(bad("solve_mlcp"))?;
     report(py, r, z, w)
 }
@@ -135,7 +143,7 @@ pub fn solve_relay<'py>(
     let mut s = relay_solver(solver, settings(tol, max_iter)).map_err(bad("solve_relay"))?;
     let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
     let r = py
-        .detach(|| s.solve(&problem, &mut z, &mut w))
+        .detach(|| timed(|| s.solve(&problem, &mut z, &mut w)))
         .map_err(bad("solve_relay"))?;
     report(py, r, z, w)
 }

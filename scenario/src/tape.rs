@@ -12,12 +12,11 @@
 //! values to the last bit. Identical subexpressions of the components of a vector
 //! or matrix are computed once (`sin(50*t)` and `-sin(50*t)` share the sine).
 //!
-//! A tape is evaluated on a register array on the stack: register 0 holds t,
-//! the next ones the constants, then one register per operation; the array
-//! is the smallest of 4, 8, 16 or 64 registers that holds them, every index
-//! checked when the tape is built. A negation at the root of an output costs
-//! no operation: the output flips the sign bit of its register (−x is x with
-//! its sign bit flipped, in IEEE 754 as in Rust).
+//! A tape is evaluated on an array of [`REGISTERS`] registers on the stack:
+//! register 0 holds t, the next ones the constants, then one register per
+//! operation. A negation at the root of an output costs no operation: the
+//! output flips the sign bit of its register (−x is x with its sign bit
+//! flipped, in IEEE 754 as in Rust).
 
 use std::collections::HashMap;
 use std::f64::consts::PI;
@@ -243,8 +242,8 @@ impl MakeOperators<Sym> for SymOperators {
 pub(crate) const REGISTERS: usize = 64;
 
 /// One operation of a tape: `op` on registers `a` (and `b`), written to
-/// register `dst`. Every index is below the size of the tape's register
-/// file (checked when the tape is built).
+/// register `dst`. Every index is below [`REGISTERS`] (checked when the
+/// tape is built).
 #[derive(Debug, Clone, Copy)]
 struct Instr {
     op: Op,
@@ -266,21 +265,11 @@ struct Output {
 /// The sign bit of an `f64`.
 const SIGN: u64 = 1 << 63;
 
-/// The initial registers of a tape (t, set at each evaluation, then the
-/// constants, padded with zeros), in the smallest register file that holds
-/// them: a small file is copied in a few moves at each evaluation.
-#[derive(Debug, Clone)]
-enum Registers {
-    R4([f64; 4]),
-    R8([f64; 8]),
-    R16([f64; 16]),
-    R64(Box<[f64; REGISTERS]>),
-}
-
 /// A straight-line program computing several expressions of t at once.
 #[derive(Debug, Clone)]
 pub(crate) struct Tape {
-    init: Registers,
+    /// The constants, registers 1, 2, ….
+    consts: Box<[f64]>,
     code: Box<[Instr]>,
     outputs: Box<[Output]>,
 }
@@ -380,16 +369,8 @@ impl Tape {
                 Slot::Code(k) => first + k,
             }) as u8
         };
-        let mut init = [0.0; REGISTERS];
-        init[1..first].copy_from_slice(&rec.consts);
-        let init = match used {
-            0..=4 => Registers::R4(init[..4].try_into().ok()?),
-            5..=8 => Registers::R8(init[..8].try_into().ok()?),
-            9..=16 => Registers::R16(init[..16].try_into().ok()?),
-            _ => Registers::R64(Box::new(init)),
-        };
         Some(Tape {
-            init,
+            consts: rec.consts.into(),
             code: rec
                 .code
                 .iter()
@@ -413,103 +394,21 @@ impl Tape {
 
     /// `out[k]` ← output k at time t (`out` has one entry per expression).
     pub fn eval(&self, t: f64, out: &mut [f64]) {
-        match &self.init {
-            Registers::R4(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
-            Registers::R8(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
-            Registers::R16(init) => Program::new(*init, &*self.code).write(t, &self.outputs, out),
-            Registers::R64(init) => Program::new(**init, &*self.code).write(t, &self.outputs, out),
-        }
-    }
-
-    /// The tape as a function `out ← values(t)`, specialised at build time
-    /// to its register file and, for up to four outputs, to their number:
-    /// an evaluation dispatches on the operations alone.
-    pub fn into_fn(self) -> TimeFn {
-        let Tape {
-            init,
-            code,
-            outputs,
-        } = self;
-        match init {
-            Registers::R4(init) => sized(Program::new(init, code), outputs),
-            Registers::R8(init) => sized(Program::new(init, code), outputs),
-            Registers::R16(init) => sized(Program::new(init, code), outputs),
-            Registers::R64(init) => {
-                let p = Program::new(*init, code);
-                Arc::new(move |t, out: &mut [f64]| p.write(t, &outputs, out))
-            }
-        }
-    }
-}
-
-/// A tape's operations on a register file of `R` registers (a power of
-/// two above every index of the operations).
-struct Program<const R: usize, C> {
-    init: [f64; R],
-    code: C,
-}
-
-impl<const R: usize, C: std::ops::Deref<Target = [Instr]>> Program<R, C> {
-    fn new(init: [f64; R], code: C) -> Self {
-        Program { init, code }
-    }
-
-    /// The registers after the operations, from r₀ = t and the constants.
-    #[inline(always)]
-    fn registers(&self, t: f64) -> [f64; R] {
-        let mut r = self.init;
+        let mut r = [0.0; REGISTERS];
         r[0] = t;
-        // The masks change no index (every index is below R, a power of
-        // two) and spare the bounds checks.
-        let mask = R - 1;
+        r[1..=self.consts.len()].copy_from_slice(&self.consts);
         for ins in self.code.iter() {
-            let (a, b) = (r[ins.a as usize & mask], r[ins.b as usize & mask]);
-            r[ins.dst as usize & mask] = ins.op.apply(a, b);
+            r[ins.dst as usize] = ins.op.apply(r[ins.a as usize], r[ins.b as usize]);
         }
-        r
-    }
-
-    /// `out[k]` ← output k at time t.
-    #[inline(always)]
-    fn write(&self, t: f64, outputs: &[Output], out: &mut [f64]) {
-        let r = self.registers(t);
-        for (o, put) in out.iter_mut().zip(outputs) {
-            *o = put.read(&r);
+        for (o, put) in out.iter_mut().zip(self.outputs.iter()) {
+            *o = f64::from_bits(r[put.reg as usize].to_bits() ^ put.sign);
         }
     }
-}
 
-impl Output {
-    /// The output's value among the registers `r` (a file of a power of
-    /// two registers above its index).
-    #[inline(always)]
-    fn read<const R: usize>(self, r: &[f64; R]) -> f64 {
-        f64::from_bits(r[self.reg as usize & (R - 1)].to_bits() ^ self.sign)
+    /// The tape as a function `out ← values(t)`.
+    pub fn into_fn(self) -> TimeFn {
+        Arc::new(move |t, out: &mut [f64]| self.eval(t, out))
     }
-}
-
-/// The function of a program on a small register file, specialised to the
-/// number of outputs up to four (their reads unrolled).
-fn sized<const R: usize>(p: Program<R, Box<[Instr]>>, outputs: Box<[Output]>) -> TimeFn {
-    match *outputs {
-        [a] => fixed(p, [a]),
-        [a, b] => fixed(p, [a, b]),
-        [a, b, c] => fixed(p, [a, b, c]),
-        [a, b, c, d] => fixed(p, [a, b, c, d]),
-        _ => Arc::new(move |t, out: &mut [f64]| p.write(t, &outputs, out)),
-    }
-}
-
-fn fixed<const R: usize, const N: usize>(
-    p: Program<R, Box<[Instr]>>,
-    outputs: [Output; N],
-) -> TimeFn {
-    Arc::new(move |t, out: &mut [f64]| {
-        let r = p.registers(t);
-        for (o, put) in out.iter_mut().zip(outputs) {
-            *o = put.read(&r);
-        }
-    })
 }
 
 #[cfg(test)]

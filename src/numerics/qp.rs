@@ -18,7 +18,6 @@ use clarabel::solver::{
 use nalgebra::DMatrix;
 
 use super::error::{check_finite, check_len, NumericsError, Result};
-use super::report::Stopwatch;
 use super::report::{SolveReport, SolveStatus};
 use super::residual::norm2;
 use super::settings::SolverSettings;
@@ -172,7 +171,6 @@ fn csc(m: &DMatrix<f64>, upper_only: bool) -> CscMatrix<f64> {
 /// normalised by 1 + max(‖c‖, ‖b‖, ‖h‖), and `max_iterations` (default 200)
 /// bounds the interior-point steps.
 pub fn solve_qp(qp: &Qp, settings: &SolverSettings) -> Result<QpSolution> {
-    let start = Stopwatch::start(true);
     settings.validate()?;
     qp.validate()?;
     let n = qp.c.len();
@@ -241,7 +239,6 @@ pub fn solve_qp(qp: &Qp, settings: &SolverSettings) -> Result<QpSolution> {
             iterations: sol.iterations as usize,
             error,
             error_abs,
-            time: start.elapsed(),
         },
     })
 }

@@ -1,7 +1,6 @@
 //! The outcome of a solve: a status plus the measures that justify it.
 
 use serde::Serialize;
-use std::time::Duration;
 
 /// Why a solver stopped. Only [`SolveStatus::Solved`] means the returned
 /// vectors satisfy the problem to the requested tolerance.
@@ -81,14 +80,6 @@ pub struct SolveReport {
     pub error: f64,
     /// Absolute natural-map norm.
     pub error_abs: f64,
-    /// Wall time of the solve (zero when the solver's timing is off, see
-    /// `set_timed` of the solver traits).
-    #[serde(serialize_with = "ser_secs")]
-    pub time: Duration,
-}
-
-fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
 }
 
 /// A problem whose candidate solutions can be measured: every family implements
@@ -119,7 +110,6 @@ pub(crate) fn finish<P: Measured>(
     w: &mut [f64],
     stop: Stop,
     tolerance: f64,
-    start: Stopwatch,
 ) -> SolveReport {
     problem.compute_w(z, w);
     let (error, error_abs) = problem.errors(z, w);
@@ -134,86 +124,5 @@ pub(crate) fn finish<P: Measured>(
         iterations: stop.iterations,
         error,
         error_abs,
-        time: start.elapsed(),
-    }
-}
-
-/// The wall time of a solve for [`SolveReport::time`]: the clock is read at
-/// the start and at the end when the solver's timing is on, and not at all
-/// when it is off (the time is then zero). A clock read costs tens of
-/// nanoseconds, as much as a whole small solve inside a time step, so the
-/// simulation turns timing off (`set_timed(false)`), and chains of solvers
-/// do not time the solvers they call.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Stopwatch(Option<std::time::Instant>);
-
-impl Stopwatch {
-    /// Starts timing when `timed`.
-    pub fn start(timed: bool) -> Self {
-        Stopwatch(timed.then(std::time::Instant::now))
-    }
-
-    /// The time since the start (zero when not timed).
-    pub fn elapsed(self) -> Duration {
-        self.0.map_or(Duration::ZERO, |s| s.elapsed())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use nalgebra::DMatrix;
-
-    use crate::numerics::lcp::{lcp_solver, Lcp, LCP_SOLVERS};
-    use crate::numerics::mlcp::{mlcp_solver, Mlcp, MLCP_SOLVERS};
-    use crate::numerics::relay::{relay_solver, Relay, RELAY_SOLVERS};
-    use crate::numerics::SolverSettings;
-
-    fn spd(n: usize) -> DMatrix<f64> {
-        DMatrix::from_fn(n, n, |i, j| match i.abs_diff(j) {
-            0 => 4.0,
-            1 => -1.0,
-            _ => 0.0,
-        })
-    }
-
-    /// With timing off every solver reports a zero time and the same
-    /// solution as with timing on.
-    #[test]
-    fn untimed_solves_report_zero_time_and_the_same_solution() {
-        let s = SolverSettings::default();
-        let q = vec![-1.0, 0.5, -2.0, 0.3];
-        let lcp = Lcp::new(spd(4), q.clone()).unwrap();
-        let mlcp = Mlcp::new(spd(4), q.clone(), 1).unwrap();
-        let relay = Relay::new(spd(4), q, vec![-1.0; 4], vec![1.0; 4]).unwrap();
-        let run = |timed: bool| {
-            let mut out = Vec::new();
-            for name in LCP_SOLVERS.split(", ") {
-                let mut solver = lcp_solver(name, s).unwrap();
-                solver.set_timed(timed);
-                let (mut z, mut w) = (vec![0.0; 4], vec![0.0; 4]);
-                let r = solver.solve(&lcp, &mut z, &mut w).unwrap();
-                assert!(r.status.is_solved(), "{name}");
-                assert_eq!(r.time.is_zero(), !timed, "LCP {name}");
-                out.push(z);
-            }
-            for name in MLCP_SOLVERS.split(", ") {
-                let mut solver = mlcp_solver(name, s).unwrap();
-                solver.set_timed(timed);
-                let (mut z, mut w) = (vec![0.0; 4], vec![0.0; 4]);
-                let r = solver.solve(&mlcp, &mut z, &mut w).unwrap();
-                assert_eq!(r.time.is_zero(), !timed, "MLCP {name}");
-                out.push(z);
-            }
-            for name in RELAY_SOLVERS.split(", ") {
-                let mut solver = relay_solver(name, s).unwrap();
-                solver.set_timed(timed);
-                let (mut z, mut w) = (vec![0.0; 4], vec![0.0; 4]);
-                let r = solver.solve(&relay, &mut z, &mut w).unwrap();
-                assert_eq!(r.time.is_zero(), !timed, "relay {name}");
-                out.push(z);
-            }
-            out
-        };
-        assert_eq!(run(true), run(false));
     }
 }

@@ -212,13 +212,11 @@ impl ContactStep {
                 tolerance,
                 ..settings.solver
             };
-            let mut solver: Box<dyn FrictionSolver> =
-                if name == "nsgs" && settings.relaxation != 1.0 {
-                    Box::new(Nsgs::new(s).with_relaxation(settings.relaxation))
-                } else {
-                    friction_solver(name, s)?
-                };
-            solver.set_timed(false);
+            let solver: Box<dyn FrictionSolver> = if name == "nsgs" && settings.relaxation != 1.0 {
+                Box::new(Nsgs::new(s).with_relaxation(settings.relaxation))
+            } else {
+                friction_solver(name, s)?
+            };
             Ok(solver)
         };
         let tol = settings.solver.tolerance;
@@ -629,7 +627,6 @@ impl ContactStep {
             iterations,
             error,
             error_abs: absolute,
-            time: std::time::Duration::ZERO,
         })
     }
 }

@@ -279,7 +279,7 @@ pub fn stepping_clock(
     output_every: u64,
     extra: &[(&'static str, f64)],
 ) -> Result<SteppingClock, super::SimulationError> {
-    use super::events::{EventKind, EventManager, SourceId};
+    use super::events::{EventKind, EventManager};
     let (base, t0_tick, step_ticks, end_tick) = run_clock(t0, t_end, ("step", step), extra)?;
     let mut events = EventManager::new();
     events.add_periodic(
@@ -296,7 +296,6 @@ pub fn stepping_clock(
             reason: "too large",
         })?;
     events.add_periodic(EventKind::Output, t0_tick, every)?;
-    events.set_frequent(SourceId(0), SourceId(1));
     Ok(SteppingClock {
         base,
         t0_tick,

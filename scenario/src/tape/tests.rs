@@ -298,7 +298,6 @@ fn random_tapes_equal_the_recursion_to_the_bit() {
         0.0, -0.0, 1e-4, 0.0123, 0.3, 0.5, 1.0, 2.75, 10.0, -3.2, 1e3,
     ];
     let mut tapes = 0;
-    let mut sizes = std::collections::HashSet::new();
     let mut counts = std::collections::BTreeSet::new();
     for _ in 0..400 {
         let n = 3 + rng.below(40);
@@ -324,7 +323,6 @@ fn random_tapes_equal_the_recursion_to_the_bit() {
             continue;
         };
         tapes += 1;
-        sizes.insert(std::mem::discriminant(&tape.init));
         let f = tape.clone().into_fn();
         let mut out = vec![0.0; outputs.len()];
         let mut by_fn = vec![0.0; outputs.len()];
@@ -347,7 +345,6 @@ fn random_tapes_equal_the_recursion_to_the_bit() {
         }
     }
     assert!(tapes > 300, "{tapes} tapes");
-    assert_eq!(sizes.len(), 4, "every register file size is exercised");
     assert_eq!(counts.len(), 5, "1 to 4 outputs and more are exercised");
 }
 

@@ -455,11 +455,11 @@ impl ControlLoopBuilder {
                     source,
                 })
         };
-        // Per event source: the loop's action and the source's period in
-        // ticks (0 for the plant's own sources).
-        let mut actions: Vec<(Action, i64)> = Vec::new();
+        // Per event source: the loop's action (none for the plant's own
+        // sources).
+        let mut actions: Vec<Action> = Vec::new();
         let register = |plant: &mut Box<dyn Simulation>,
-                        actions: &mut Vec<(Action, i64)>,
+                        actions: &mut Vec<Action>,
                         kind: EventKind,
                         offset: i64,
                         period: i64,
@@ -468,9 +468,9 @@ impl ControlLoopBuilder {
          -> Result<SourceId, ControlError> {
             let id = plant.add_event_source(kind, offset, Some(period), name)?;
             if actions.len() <= id.0 {
-                actions.resize(id.0 + 1, (Action::None, 0));
+                actions.resize(id.0 + 1, Action::None);
             }
-            actions[id.0] = (action, period);
+            actions[id.0] = action;
             Ok(id)
         };
         let mut sensors = self.sensors;
@@ -630,31 +630,16 @@ impl ControlLoopBuilder {
             .map(|s| vec![0.0; s.ds.dim()])
             .collect();
         let external = inputs.clone();
-        let (actions, action_periods): (Vec<Action>, Vec<i64>) = actions.into_iter().unzip();
-        let action_ticks = vec![i64::MAX; actions.len()];
-        let shortest = actions
-            .iter()
-            .zip(&action_periods)
-            .filter(|(a, _)| !matches!(a, Action::None))
-            .map(|(_, &p)| p)
-            .min()
-            .unwrap_or(i64::MAX);
-        let track_actions = plant.grid().is_none_or(|(step, _)| shortest > step);
         let mut lp = ControlLoop {
             plant,
             sensors,
             observers,
             controllers,
             actions,
-            action_periods,
-            action_ticks,
-            track_actions,
             inputs: std::mem::take(&mut inputs),
             external,
             undo: Vec::new(),
             actions_pending: false,
-            reached: i64::MIN,
-            next_action: i64::MIN,
             relation_u: Vec::new(),
             next_change: f64::INFINITY,
         };

@@ -234,12 +234,6 @@ pub struct ControlLoop {
     observers: Vec<ObserverRt>,
     controllers: Vec<ControllerRt>,
     actions: Vec<Action>,
-    /// Per event source: its period in ticks (0 for the plant's own).
-    action_periods: Vec<i64>,
-    /// Per event source of the loop: the tick of its next occurrence, as
-    /// the loop last learnt it (`i64::MAX` for the plant's own sources);
-    /// meaningful while `next_action` is not `i64::MIN`.
-    action_ticks: Vec<i64>,
     inputs: Vec<Vec<f64>>,
     /// Inputs set from outside the loop (e.g. an FMI input), per system.
     external: Vec<Vec<f64>>,
@@ -248,20 +242,6 @@ pub struct ControlLoop {
     /// The instant reached by `reach` and not yet processed by `process`
     /// (the loop's events of it are still to do).
     actions_pending: bool,
-    /// Whether the loop keeps `next_action`: not when one of its sources
-    /// acts at every step of the plant's grid (the loop then looks at every
-    /// instant, which costs less than keeping a bound that is always the
-    /// next instant), nor once the plant did not know a source's pending
-    /// tick.
-    track_actions: bool,
-    /// The tick of the instant `reach` reached last.
-    reached: i64,
-    /// No sensor, observer or controller event is due before this tick:
-    /// the smallest of `action_ticks`, updated after each instant at which
-    /// the loop's events were looked for; `i64::MIN` (look at every
-    /// instant) when the plant does not know a source's pending tick, and
-    /// after a restore.
-    next_action: i64,
     /// Scratch for a relation input u_r = Σ_a P_a u_a, kept between
     /// applications so that applying an input allocates nothing.
     relation_u: Vec<f64>,

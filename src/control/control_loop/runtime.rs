@@ -40,9 +40,8 @@ impl ControlLoop {
             self.apply_changes_within_step()?;
         }
         let outcome = self.plant.reach()?;
-        if let StepOutcome::Advanced { tick, .. } = outcome {
+        if let StepOutcome::Advanced { .. } = outcome {
             self.actions_pending = true;
-            self.reached = tick;
         }
         Ok(outcome)
     }
@@ -60,46 +59,20 @@ impl ControlLoop {
             return Ok(plant);
         }
         self.actions_pending = false;
-        // Most instants hold only the plant's own events (its integration
-        // step, its outputs): before the loop's next pending tick there is
-        // nothing to look for.
-        if self.reached >= self.next_action {
-            self.process_actions()?;
-        }
+        self.process_actions()?;
         Ok(true)
     }
 
     /// The sensor, observer and controller events of the instant, in
-    /// order; then the tick before which none of them is due again
-    /// (`next_action`): each source that acted moves on by its period, the
-    /// others keep their pending tick. When that bound was unknown, every
-    /// pending tick is asked from the plant.
-    #[inline(never)]
+    /// order (the plant's own events have no action here).
     fn process_actions(&mut self) -> Result<(), ControlError> {
-        let track = self.track_actions;
-        let known = track && self.next_action != i64::MIN;
-        // Until the instant is done (an error returns early), look at
-        // every instant.
-        self.next_action = i64::MIN;
-        let actions = &self.actions;
-        let events = self.plant.last_events();
-        let n = events.len();
-        let first = events
-            .iter()
-            .position(|ev| !matches!(actions.get(ev.source.0), None | Some(Action::None)))
-            .unwrap_or(n);
-        let t = self.plant.time();
-        for k in first..n {
+        for k in 0..self.plant.last_events().len() {
             let ev = self.plant.last_events()[k];
             let action = self
                 .actions
                 .get(ev.source.0)
                 .copied()
                 .unwrap_or(Action::None);
-            if track && !matches!(action, Action::None) {
-                let period = self.action_periods[ev.source.0];
-                self.action_ticks[ev.source.0] = ev.tick.checked_add(period).unwrap_or(i64::MAX);
-            }
             match action {
                 Action::None => {}
                 Action::Capture(s) => self.capture(s)?,
@@ -111,8 +84,14 @@ impl ControlLoop {
                         }
                     }
                 }
-                Action::Observe(o) => self.observe(o, t)?,
-                Action::Compute(c) => self.compute(c, t)?,
+                Action::Observe(o) => {
+                    let t = self.plant.time();
+                    self.observe(o, t)?
+                }
+                Action::Compute(c) => {
+                    let t = self.plant.time();
+                    self.compute(c, t)?
+                }
                 Action::Apply(c) => {
                     let ctl = &mut self.controllers[c];
                     if let Some(line) = &mut ctl.line {
@@ -124,39 +103,7 @@ impl ControlLoop {
                 }
             }
         }
-        if track {
-            self.next_action = if known {
-                self.action_ticks.iter().copied().min().unwrap_or(i64::MAX)
-            } else {
-                self.ask_action_ticks()
-            };
-            // A plant that does not know its sources' ticks (an imported
-            // simulation) never will: stop asking.
-            self.track_actions = self.next_action != i64::MIN;
-        }
         Ok(())
-    }
-
-    /// Asks the plant for the pending tick of each of the loop's sources
-    /// (kept in `action_ticks`) and returns the smallest (`i64::MAX` when
-    /// the loop has none): no event of theirs is due before it. `i64::MIN`
-    /// when the plant does not know one of them (every source of the loop
-    /// is periodic, so a missing tick is not a source that ran out).
-    fn ask_action_ticks(&mut self) -> i64 {
-        let mut next = i64::MAX;
-        for (id, a) in self.actions.iter().enumerate() {
-            if matches!(a, Action::None) {
-                continue;
-            }
-            match self.plant.pending_tick(SourceId(id)) {
-                Some(tick) => {
-                    self.action_ticks[id] = tick;
-                    next = next.min(tick);
-                }
-                None => return i64::MIN,
-            }
-        }
-        next
     }
 
     /// True between [`ControlLoop::reach`] and [`ControlLoop::process`].

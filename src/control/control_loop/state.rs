@@ -279,7 +279,6 @@ impl ControlLoop {
         self.check_fits(s)?;
         // The plant's schedule may go back: look for the loop's events at
         // every instant until they are found again.
-        self.next_action = i64::MIN;
         // The laws first, with their current memories kept to undo.
         let mut undo = std::mem::take(&mut self.undo);
         undo.clear();

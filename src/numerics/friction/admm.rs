@@ -18,7 +18,7 @@ use super::{FrictionProblem, FrictionSolver};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::ProblemMatrix;
-use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
+use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 
 /// ADMM (see the module documentation); at most `settings.max_iterations`
@@ -26,7 +26,6 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct Admm {
     settings: SolverSettings,
-    timed: bool,
     wd: DMatrix<f64>,
     lu: Vec<f64>,
     piv: Vec<usize>,
@@ -40,7 +39,6 @@ impl Admm {
     pub fn new(settings: SolverSettings) -> Self {
         Admm {
             settings,
-            timed: true,
             wd: DMatrix::zeros(0, 0),
             lu: Vec::new(),
             piv: Vec::new(),
@@ -66,7 +64,6 @@ impl FrictionSolver for Admm {
 
     fn solve(&mut self, p: &FrictionProblem, r: &mut [f64], u: &mut [f64]) -> Result<SolveReport> {
         p.check_vectors(r, u)?;
-        let start = Stopwatch::start(self.timed);
         let tol = self.settings.tolerance;
         let (n, d) = (p.size(), p.dim);
         if self.wd.shape() != (n, n) {
@@ -155,10 +152,6 @@ impl FrictionSolver for Admm {
             iterations,
             otherwise,
         };
-        Ok(finish(p, r, u, stop, tol, start))
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
+        Ok(finish(p, r, u, stop, tol))
     }
 }

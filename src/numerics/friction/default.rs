@@ -24,7 +24,7 @@ use super::prox::Prox;
 use super::sparse_jacobian::SparseJacobian;
 use super::{FrictionProblem, FrictionSolver};
 use crate::numerics::error::Result;
-use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
+use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 
 /// Largest number of unknowns for which the first NSGS stage is skipped.
@@ -37,7 +37,6 @@ const DENSE_LIMIT: usize = 3000;
 #[derive(Debug, Clone)]
 pub struct DefaultFriction {
     settings: SolverSettings,
-    timed: bool,
     nsgs: Nsgs,
     newton: NewtonWork,
     prox: Prox,
@@ -49,7 +48,6 @@ impl DefaultFriction {
     pub fn new(settings: SolverSettings) -> Self {
         DefaultFriction {
             settings,
-            timed: true,
             // Exact local solves: the later stages start from NSGS's point
             // (with η > 0 RockPile_tob1 ended at a larger error).
             nsgs: Nsgs::new(settings).with_local_forcing(0.0),
@@ -85,7 +83,6 @@ impl FrictionSolver for DefaultFriction {
 
     fn solve(&mut self, p: &FrictionProblem, r: &mut [f64], u: &mut [f64]) -> Result<SolveReport> {
         p.check_vectors(r, u)?;
-        let start = Stopwatch::start(self.timed);
         let tol = self.settings.tolerance;
         let n = p.size();
         self.best.resize(n, 0.0);
@@ -150,10 +147,6 @@ impl FrictionSolver for DefaultFriction {
             iterations,
             otherwise: SolveStatus::IterationLimit,
         };
-        Ok(finish(p, r, u, stop, tol, start))
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
+        Ok(finish(p, r, u, stop, tol))
     }
 }

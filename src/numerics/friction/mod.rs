@@ -216,10 +216,6 @@ pub trait FrictionSolver: Send {
         r: &mut [f64],
         u: &mut [f64],
     ) -> Result<SolveReport>;
-    /// Whether the solve reads the wall clock (on by default).
-    fn set_timed(&mut self, timed: bool) {
-        let _ = timed;
-    }
 }
 
 /// Names of the frictional contact solvers, as accepted by [`friction_solver`].

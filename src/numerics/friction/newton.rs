@@ -21,7 +21,7 @@ use super::{FrictionErrors, FrictionProblem, FrictionSolver};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
-use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
+use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 
 /// A d × d block, row-major in the top-left corner.
@@ -358,7 +358,6 @@ impl NewtonWork {
 #[derive(Debug, Clone)]
 pub struct NewtonAc {
     settings: SolverSettings,
-    timed: bool,
     work: NewtonWork,
 }
 
@@ -367,7 +366,6 @@ impl NewtonAc {
     pub fn new(settings: SolverSettings) -> Self {
         NewtonAc {
             settings,
-            timed: true,
             work: NewtonWork::default(),
         }
     }
@@ -380,7 +378,6 @@ impl FrictionSolver for NewtonAc {
 
     fn solve(&mut self, p: &FrictionProblem, r: &mut [f64], u: &mut [f64]) -> Result<SolveReport> {
         p.check_vectors(r, u)?;
-        let start = Stopwatch::start(self.timed);
         self.work.prepare(p);
         let tol = self.settings.tolerance;
         let max = self.settings.iterations_or(100);
@@ -403,7 +400,6 @@ impl FrictionSolver for NewtonAc {
                 iterations,
                 error: e.siconos,
                 error_abs: e.absolute,
-                time: start.elapsed(),
             });
         }
         let stop = Stop {
@@ -411,10 +407,6 @@ impl FrictionSolver for NewtonAc {
             iterations,
             otherwise,
         };
-        Ok(finish(p, r, u, stop, tol, start))
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
+        Ok(finish(p, r, u, stop, tol))
     }
 }

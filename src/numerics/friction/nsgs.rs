@@ -38,7 +38,7 @@ use super::contacts::Contacts;
 use super::local;
 use super::{FrictionProblem, FrictionSolver};
 use crate::numerics::error::Result;
-use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
+use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 
 /// η of [`Nsgs::with_local_forcing`] by default: on the shared fc3d
@@ -61,7 +61,6 @@ pub struct Nsgs {
     settings: SolverSettings,
     local: LocalSolver,
     omega: f64,
-    timed: bool,
     contacts: Contacts,
     /// Relative tolerance of the local solves: 10⁻³ × the tolerance, at
     /// least 10⁻¹⁵ (relative to the contact's scale ‖q̃_i‖∞ + ‖r_i‖∞ max W_kk).
@@ -84,7 +83,6 @@ impl Nsgs {
             settings,
             local: LocalSolver::NewtonAc,
             omega: 1.0,
-            timed: true,
             contacts: Contacts::default(),
             local_rel: 1e-15,
             forcing: DEFAULT_FORCING,
@@ -328,7 +326,6 @@ impl FrictionSolver for Nsgs {
         // `validate`.
         p.validate_but_w_values()?;
         p.check_own_vectors(r, u)?;
-        let start = Stopwatch::start(self.timed);
         self.prepare(p);
         if self.contacts.w_finite() != Some(true) {
             p.validate()?;
@@ -345,10 +342,6 @@ impl FrictionSolver for Nsgs {
             iterations,
             otherwise,
         };
-        Ok(finish(p, r, u, stop, tol, start))
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
+        Ok(finish(p, r, u, stop, tol))
     }
 }

@@ -14,7 +14,7 @@ use super::newton::NewtonWork;
 use super::{FrictionProblem, FrictionSolver};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::ProblemMatrix;
-use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
+use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 
 /// PROX (see the module documentation); at most `settings.max_iterations`
@@ -22,7 +22,6 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct Prox {
     settings: SolverSettings,
-    timed: bool,
     work: NewtonWork,
     q_shift: Vec<f64>,
 }
@@ -32,7 +31,6 @@ impl Prox {
     pub fn new(settings: SolverSettings) -> Self {
         Prox {
             settings,
-            timed: true,
             work: NewtonWork::default(),
             q_shift: Vec::new(),
         }
@@ -93,7 +91,6 @@ impl FrictionSolver for Prox {
 
     fn solve(&mut self, p: &FrictionProblem, r: &mut [f64], u: &mut [f64]) -> Result<SolveReport> {
         p.check_vectors(r, u)?;
-        let start = Stopwatch::start(self.timed);
         let tol = self.settings.tolerance;
         let (iterations, status) = self.run(p, r, u, self.settings.iterations_or(200), tol);
         let otherwise = match status {
@@ -105,10 +102,6 @@ impl FrictionSolver for Prox {
             iterations,
             otherwise,
         };
-        Ok(finish(p, r, u, stop, tol, start))
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
+        Ok(finish(p, r, u, stop, tol))
     }
 }

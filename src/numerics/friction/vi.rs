@@ -11,7 +11,7 @@ use super::cone::{project_on_cone, tangent_norm};
 use super::{FrictionProblem, FrictionSolver};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::ProblemMatrix;
-use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop, Stopwatch};
+use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 
 /// The extragradient VI solver; at most `settings.max_iterations`
@@ -19,7 +19,6 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct ExtraGradient {
     settings: SolverSettings,
-    timed: bool,
     f: Vec<f64>,
     rbar: Vec<f64>,
     fbar: Vec<f64>,
@@ -59,7 +58,6 @@ impl ExtraGradient {
     pub fn new(settings: SolverSettings) -> Self {
         ExtraGradient {
             settings,
-            timed: true,
             f: Vec::new(),
             rbar: Vec::new(),
             fbar: Vec::new(),
@@ -74,7 +72,6 @@ impl FrictionSolver for ExtraGradient {
 
     fn solve(&mut self, p: &FrictionProblem, r: &mut [f64], u: &mut [f64]) -> Result<SolveReport> {
         p.check_vectors(r, u)?;
-        let start = Stopwatch::start(self.timed);
         let tol = self.settings.tolerance;
         let n = p.size();
         for v in [&mut self.f, &mut self.rbar, &mut self.fbar] {
@@ -128,10 +125,6 @@ impl FrictionSolver for ExtraGradient {
             iterations,
             otherwise,
         };
-        Ok(finish(p, r, u, stop, tol, start))
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
+        Ok(finish(p, r, u, stop, tol))
     }
 }

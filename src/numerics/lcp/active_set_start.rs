@@ -19,7 +19,6 @@ use super::Lcp;
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::matrix::Matrix;
 use crate::numerics::report::{SolveReport, SolveStatus};
-use std::time::Duration;
 
 /// Name in the reports of solves the warm start answered.
 pub(crate) const NAME: &str = "active-set";
@@ -36,22 +35,11 @@ pub(crate) struct ActiveSetStart {
     piv: Vec<usize>,
     /// −q_B, then z_B.
     rhs: Vec<f64>,
-    /// The factors of M_BB for |B| ≤ 4 (see [`Small`]).
-    small: Small,
-    /// The basis whose factors `small` (|B| ≤ 4) or `lu`, `piv` hold, and
+    /// The basis whose factors `lu`, `piv` hold, and
     /// whether they are those of the current M: a later solve with the same
     /// basis and a matrix its caller states unchanged reuses them.
     kept_basis: Vec<usize>,
     kept: bool,
-}
-
-/// Gaussian elimination of a K × K block (K ≤ 4) with partial pivoting:
-/// the upper triangle U in `a`, the multipliers below it, and the row
-/// swapped with row k at stage k.
-#[derive(Debug, Clone, Default)]
-struct Small {
-    a: [[f64; 4]; 4],
-    swap: [usize; 4],
 }
 
 impl ActiveSetStart {
@@ -86,11 +74,7 @@ impl ActiveSetStart {
         let solved = match k {
             // B empty: z = 0, a solution exactly when q ≥ 0.
             0 => true,
-            1 => self.solve_small::<1>(a, n, &problem.q, reuse),
-            2 => self.solve_small::<2>(a, n, &problem.q, reuse),
-            3 => self.solve_small::<3>(a, n, &problem.q, reuse),
-            4 => self.solve_small::<4>(a, n, &problem.q, reuse),
-            _ => self.solve_general(a, n, &problem.q, reuse),
+            _ => self.solve_basis(a, n, &problem.q, reuse),
         };
         if k > 0 && !reuse {
             // New factors (or none, M_BB singular).
@@ -134,7 +118,6 @@ impl ActiveSetStart {
             iterations: 1,
             error,
             error_abs,
-            time: Duration::ZERO,
         })
     }
 
@@ -143,26 +126,10 @@ impl ActiveSetStart {
         self.kept = false;
     }
 
-    /// z_B ← M_BB⁻¹ (−q_B) for |B| = K ≤ 4 ([`factor_fixed`], skipped when
-    /// `reuse`, then [`apply_fixed`]). False when M_BB is numerically
-    /// singular.
-    fn solve_small<const K: usize>(&mut self, m: &[f64], n: usize, q: &[f64], reuse: bool) -> bool {
-        if !reuse && !factor_fixed::<K>(m, n, &self.basis, &mut self.small) {
-            return false;
-        }
-        let mut b = [0.0; K];
-        for (br, &i) in b.iter_mut().zip(&self.basis) {
-            *br = -q[i];
-        }
-        apply_fixed::<K>(&self.small, &mut b);
-        self.rhs[..K].copy_from_slice(&b);
-        true
-    }
-
     /// z_B ← M_BB⁻¹ (−q_B) by LU with partial pivoting on the kept buffers
-    /// (k = |B| above the unrolled sizes; the factorisation skipped when
-    /// `reuse`). False when M_BB is numerically singular.
-    fn solve_general(&mut self, a: &[f64], n: usize, q: &[f64], reuse: bool) -> bool {
+    /// (the factorisation skipped when `reuse`). False when M_BB is
+    /// numerically singular.
+    fn solve_basis(&mut self, a: &[f64], n: usize, q: &[f64], reuse: bool) -> bool {
         let k = self.basis.len();
         if !reuse {
             self.lu.resize(k * k, 0.0);
@@ -181,64 +148,6 @@ impl ActiveSetStart {
         }
         lu_solve(&self.lu, k, &self.piv, &mut self.rhs);
         true
-    }
-}
-
-/// Factors M_BB for |B| = K ≤ 4 by Gaussian elimination with partial
-/// pivoting into `f` (unrolled by the compiler). `m` is the n × n
-/// column-major M. False when a pivot is at most 1e-14 times the largest
-/// |entry| of M_BB (the threshold of [`lu_factor`]).
-fn factor_fixed<const K: usize>(m: &[f64], n: usize, basis: &[usize], f: &mut Small) -> bool {
-    let a = &mut f.a;
-    let mut scale = 0.0f64;
-    for r in 0..K {
-        for c in 0..K {
-            a[r][c] = m[basis[c] * n + basis[r]];
-            scale = scale.max(a[r][c].abs());
-        }
-    }
-    let tiny = scale * 1e-14;
-    for k in 0..K {
-        let mut p = k;
-        for i in k + 1..K {
-            if a[i][k].abs() > a[p][k].abs() {
-                p = i;
-            }
-        }
-        let pivot = a[p][k].abs();
-        if pivot.is_nan() || pivot <= tiny {
-            return false;
-        }
-        a.swap(k, p);
-        f.swap[k] = p;
-        for i in k + 1..K {
-            let l = a[i][k] / a[k][k];
-            for j in k + 1..K {
-                a[i][j] -= l * a[k][j];
-            }
-            a[i][k] = l;
-        }
-    }
-    true
-}
-
-/// b ← M_BB⁻¹ b with the factors of [`factor_fixed`]: at stage k the swap
-/// of rows k and p, then b_i −= l_ik b_k (i > k); back substitution
-/// b_k = (b_k − Σ_{j>k} u_kj b_j) / u_kk.
-fn apply_fixed<const K: usize>(f: &Small, b: &mut [f64; K]) {
-    let a = &f.a;
-    for k in 0..K {
-        b.swap(k, f.swap[k]);
-        for i in k + 1..K {
-            b[i] -= a[i][k] * b[k];
-        }
-    }
-    for k in (0..K).rev() {
-        let mut s = b[k];
-        for j in k + 1..K {
-            s -= a[k][j] * b[j];
-        }
-        b[k] = s / a[k][k];
     }
 }
 
@@ -321,8 +230,7 @@ mod tests {
     #[test]
     fn kept_factors_give_the_bits_of_new_ones() {
         // n = 6, M = tridiag(−1, 4, −1) + a nonsymmetric part; a sequence of
-        // q with the same basis (k = 1 … 6, through the unrolled sizes and
-        // the general LU): the solve that reuses the factors (same_matrix)
+        // q with the same basis (k = 1 … 6): the solve that reuses the factors (same_matrix)
         // returns the bits of a solve that factors afresh.
         let n = 6;
         let m = DMatrix::from_fn(n, n, |i, j| match i.abs_diff(j) {

@@ -16,9 +16,8 @@
 
 use super::active_set_start::ActiveSetStart;
 use super::pgs::first_nonpositive_diagonal;
-use super::{untimed, Enumeration, Lcp, LcpSolver, Lemke, NewtonFb, Pgs};
+use super::{Enumeration, Lcp, LcpSolver, Lemke, NewtonFb, Pgs};
 use crate::numerics::error::Result;
-use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
 
@@ -26,8 +25,6 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct DefaultLcp {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     lemke: Lemke,
     newton: NewtonFb,
     pgs: Pgs,
@@ -44,11 +41,10 @@ impl DefaultLcp {
     pub fn new(settings: SolverSettings) -> Self {
         DefaultLcp {
             settings,
-            timed: true,
-            lemke: untimed(Lemke::new(settings)),
-            newton: untimed(NewtonFb::new(settings)),
-            pgs: untimed(Pgs::new(settings)),
-            enumeration: untimed(Enumeration::new(settings)),
+            lemke: Lemke::new(settings),
+            newton: NewtonFb::new(settings),
+            pgs: Pgs::new(settings),
+            enumeration: Enumeration::new(settings),
             warm: ActiveSetStart::default(),
             best_z: Vec::new(),
             settings_valid: settings.validate().is_ok(),
@@ -64,7 +60,6 @@ impl DefaultLcp {
         w: &mut [f64],
         check_matrix: bool,
     ) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         if !self.settings_valid {
             self.settings.validate()?;
         }
@@ -81,10 +76,7 @@ impl DefaultLcp {
         if (2..=self.settings.warm_start_max_size).contains(&n) {
             let tol = self.settings.tolerance;
             if let Some(report) = self.warm.try_solve(problem, z, w, tol, !check_matrix) {
-                return Ok(SolveReport {
-                    time: start.elapsed(),
-                    ..report
-                });
+                return Ok(SolveReport { ..report });
             }
         }
         let mut best: Option<SolveReport> = None;
@@ -117,7 +109,6 @@ impl DefaultLcp {
             if report.status.is_solved() {
                 return Ok(SolveReport {
                     iterations,
-                    time: start.elapsed(),
                     ..report
                 });
             }
@@ -133,7 +124,6 @@ impl DefaultLcp {
         Ok(SolveReport {
             status: verdict,
             iterations,
-            time: start.elapsed(),
             ..report
         })
     }
@@ -142,10 +132,6 @@ impl DefaultLcp {
 impl LcpSolver for DefaultLcp {
     fn name(&self) -> &'static str {
         "default"
-    }
-
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
     }
 
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {

@@ -12,7 +12,6 @@ use super::{Lcp, LcpSolver};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
-use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Measured, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
@@ -21,8 +20,6 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct Enumeration {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     search: ActiveSetSearch,
 }
 
@@ -31,7 +28,6 @@ impl Enumeration {
     pub fn new(settings: SolverSettings) -> Self {
         Enumeration {
             settings,
-            timed: true,
             search: ActiveSetSearch::default(),
         }
     }
@@ -146,12 +142,7 @@ impl LcpSolver for Enumeration {
         "enum"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -172,7 +163,7 @@ impl LcpSolver for Enumeration {
             iterations,
             otherwise: status,
         };
-        Ok(finish(problem, z, w, stop, tol, start))
+        Ok(finish(problem, z, w, stop, tol))
     }
 }
 

@@ -17,7 +17,6 @@ use nalgebra::DMatrix;
 use super::{Lcp, LcpSolver};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::ProblemMatrix;
-use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Stop};
 use crate::numerics::report::{SolveReport, SolveStatus};
 use crate::numerics::settings::SolverSettings;
@@ -27,8 +26,6 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct Lemke {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     ws: Workspace,
 }
 
@@ -68,7 +65,6 @@ impl Lemke {
     pub fn new(settings: SolverSettings) -> Self {
         Lemke {
             settings,
-            timed: true,
             ws: Workspace::default(),
         }
     }
@@ -207,10 +203,6 @@ impl LcpSolver for Lemke {
         "lemke"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
@@ -228,7 +220,6 @@ impl Lemke {
         z: &mut [f64],
         w: &mut [f64],
     ) -> SolveReport {
-        let start = Stopwatch::start(self.timed);
         let n = problem.size();
         let tol = self.settings.tolerance;
         let max_pivots = self.settings.iterations_or(10 * n + 100);
@@ -248,7 +239,6 @@ impl Lemke {
                     otherwise: SolveStatus::NumericalTrouble,
                 },
                 tol,
-                start,
             );
         }
         let ws = &mut self.ws;
@@ -309,7 +299,6 @@ impl Lemke {
                 otherwise: status,
             },
             tol,
-            start,
         )
     }
 }

@@ -127,21 +127,6 @@ pub trait LcpSolver: Send {
     ) -> Result<SolveReport> {
         self.solve(problem, z, w)
     }
-
-    /// Whether solves read the wall clock for [`SolveReport::time`] (on by
-    /// default; off, the time is reported as zero). A clock read costs about
-    /// as much as a small solve, so time-stepping turns it off for its
-    /// one-step problems. Solvers that do not measure time ignore it.
-    fn set_timed(&mut self, timed: bool) {
-        let _ = timed;
-    }
-}
-
-/// `s` with timing off: a chain reports its own time, so the solvers it
-/// calls need not read the clock.
-pub(crate) fn untimed<S: LcpSolver>(mut s: S) -> S {
-    s.set_timed(false);
-    s
 }
 
 /// Names of the LCP solvers, as accepted by [`lcp_solver`].

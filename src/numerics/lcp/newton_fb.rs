@@ -11,7 +11,6 @@ use crate::numerics::error::Result;
 use crate::numerics::fb_newton::FbNewton;
 use crate::numerics::matrix::ProblemMatrix;
 use crate::numerics::report::SolveReport;
-use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Stop};
 use crate::numerics::residual::lcp_natural_norm;
 use crate::numerics::settings::SolverSettings;
@@ -20,8 +19,6 @@ use crate::numerics::settings::SolverSettings;
 #[derive(Debug, Clone)]
 pub struct NewtonFb {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     m: DMatrix<f64>,
     kernel: FbNewton,
 }
@@ -31,7 +28,6 @@ impl NewtonFb {
     pub fn new(settings: SolverSettings) -> Self {
         NewtonFb {
             settings,
-            timed: true,
             m: DMatrix::zeros(0, 0),
             kernel: FbNewton::default(),
         }
@@ -43,12 +39,7 @@ impl LcpSolver for NewtonFb {
         "newton-fb"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -77,7 +68,6 @@ impl LcpSolver for NewtonFb {
                 otherwise: status,
             },
             tol,
-            start,
         ))
     }
 }

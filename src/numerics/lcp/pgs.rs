@@ -14,7 +14,6 @@ use super::{Lcp, LcpSolver};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::matrix::ProblemMatrix;
 use crate::numerics::report::SolveReport;
-use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, Stop};
 use crate::numerics::settings::SolverSettings;
 use crate::numerics::splitting::projected_sweeps;
@@ -23,8 +22,6 @@ use crate::numerics::splitting::projected_sweeps;
 #[derive(Debug, Clone)]
 pub struct Pgs {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     omega: f64,
     name: &'static str,
 }
@@ -34,7 +31,6 @@ impl Pgs {
     pub fn new(settings: SolverSettings) -> Self {
         Pgs {
             settings,
-            timed: true,
             omega: 1.0,
             name: "pgs",
         }
@@ -44,7 +40,6 @@ impl Pgs {
     pub fn psor(settings: SolverSettings) -> Self {
         Pgs {
             settings,
-            timed: true,
             omega: settings.relaxation,
             name: "psor",
         }
@@ -64,12 +59,7 @@ impl LcpSolver for Pgs {
         self.name
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -96,6 +86,6 @@ impl LcpSolver for Pgs {
             iterations,
             otherwise: status,
         };
-        Ok(finish(problem, z, w, stop, tol, start))
+        Ok(finish(problem, z, w, stop, tol))
     }
 }

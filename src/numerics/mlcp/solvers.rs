@@ -8,9 +8,8 @@ use super::{mlcp_natural_norm, Mlcp};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::fb_newton::FbNewton;
-use crate::numerics::lcp::{untimed, ActiveSetSearch, Lcp, LcpSolver, Lemke};
+use crate::numerics::lcp::{ActiveSetSearch, Lcp, LcpSolver, Lemke};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
-use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::residual::norm2;
 use crate::numerics::settings::SolverSettings;
@@ -24,14 +23,6 @@ pub trait MlcpSolver: Send {
     fn name(&self) -> &'static str;
     /// Solves `problem`; see [`crate::numerics::lcp::LcpSolver::solve`].
     fn solve(&mut self, problem: &Mlcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport>;
-
-    /// Whether solves read the wall clock for [`SolveReport::time`] (on by
-    /// default; off, the time is reported as zero). A clock read costs about
-    /// as much as a small solve, so time-stepping turns it off for its
-    /// one-step problems. Solvers that do not measure time ignore it.
-    fn set_timed(&mut self, timed: bool) {
-        let _ = timed;
-    }
 }
 
 /// Names of the MLCP solvers, as accepted by [`super::mlcp_solver`].
@@ -41,8 +32,6 @@ pub const MLCP_SOLVERS: &str = "default, lemke, newton-fb, enum, pgs";
 #[derive(Debug, Clone)]
 pub struct MlcpNewtonFb {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     m: DMatrix<f64>,
     kernel: FbNewton,
 }
@@ -52,7 +41,6 @@ impl MlcpNewtonFb {
     pub fn new(settings: SolverSettings) -> Self {
         MlcpNewtonFb {
             settings,
-            timed: true,
             m: DMatrix::zeros(0, 0),
             kernel: FbNewton::default(),
         }
@@ -64,12 +52,7 @@ impl MlcpSolver for MlcpNewtonFb {
         "newton-fb"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Mlcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -98,7 +81,6 @@ impl MlcpSolver for MlcpNewtonFb {
                 otherwise: status,
             },
             tol,
-            start,
         ))
     }
 }
@@ -111,8 +93,6 @@ impl MlcpSolver for MlcpNewtonFb {
 #[derive(Debug, Clone)]
 pub struct MlcpEnumeration {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     search: ActiveSetSearch,
 }
 
@@ -121,7 +101,6 @@ impl MlcpEnumeration {
     pub fn new(settings: SolverSettings) -> Self {
         MlcpEnumeration {
             settings,
-            timed: true,
             search: ActiveSetSearch::default(),
         }
     }
@@ -132,12 +111,7 @@ impl MlcpSolver for MlcpEnumeration {
         "enum"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Mlcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let mc = problem.n_comp();
@@ -157,7 +131,7 @@ impl MlcpSolver for MlcpEnumeration {
             iterations,
             otherwise: status,
         };
-        Ok(finish(problem, z, w, stop, tol, start))
+        Ok(finish(problem, z, w, stop, tol))
     }
 }
 
@@ -168,17 +142,12 @@ impl MlcpSolver for MlcpEnumeration {
 #[derive(Debug, Clone)]
 pub struct MlcpPgs {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
 }
 
 impl MlcpPgs {
     /// A PGS solver with the given settings.
     pub fn new(settings: SolverSettings) -> Self {
-        MlcpPgs {
-            settings,
-            timed: true,
-        }
+        MlcpPgs { settings }
     }
 }
 
@@ -201,12 +170,7 @@ impl MlcpSolver for MlcpPgs {
         "pgs"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Mlcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         if let Err(reason) = pgs_applicable(problem) {
@@ -234,7 +198,7 @@ impl MlcpSolver for MlcpPgs {
             iterations,
             otherwise: status,
         };
-        Ok(finish(problem, z, w, stop, tol, start))
+        Ok(finish(problem, z, w, stop, tol))
     }
 }
 
@@ -259,7 +223,7 @@ struct SchurLemke {
 impl SchurLemke {
     fn new(settings: SolverSettings) -> Self {
         SchurLemke {
-            lemke: untimed(Lemke::new(settings)),
+            lemke: Lemke::new(settings),
             a_lu: Vec::new(),
             piv: Vec::new(),
             ainv_c: DMatrix::zeros(0, 0),
@@ -346,8 +310,6 @@ impl SchurLemke {
 #[derive(Debug, Clone)]
 pub struct MlcpLemke {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     schur: SchurLemke,
 }
 
@@ -356,7 +318,6 @@ impl MlcpLemke {
     pub fn new(settings: SolverSettings) -> Self {
         MlcpLemke {
             settings,
-            timed: true,
             schur: SchurLemke::new(settings),
         }
     }
@@ -367,12 +328,7 @@ impl MlcpSolver for MlcpLemke {
         "lemke"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Mlcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         match self.schur.solve(problem, z)? {
@@ -386,7 +342,6 @@ impl MlcpSolver for MlcpLemke {
                     otherwise: status,
                 },
                 self.settings.tolerance,
-                start,
             )),
             None => Err(NumericsError::NotApplicable {
                 solver: "lemke",
@@ -405,8 +360,6 @@ impl MlcpSolver for MlcpLemke {
 #[derive(Debug, Clone)]
 pub struct DefaultMlcp {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     newton: MlcpNewtonFb,
     schur: SchurLemke,
     pgs: MlcpPgs,
@@ -420,11 +373,10 @@ impl DefaultMlcp {
     pub fn new(settings: SolverSettings) -> Self {
         DefaultMlcp {
             settings,
-            timed: true,
-            newton: untimed_mlcp(MlcpNewtonFb::new(settings)),
+            newton: MlcpNewtonFb::new(settings),
             schur: SchurLemke::new(settings),
-            pgs: untimed_mlcp(MlcpPgs::new(settings)),
-            enumeration: untimed_mlcp(MlcpEnumeration::new(settings)),
+            pgs: MlcpPgs::new(settings),
+            enumeration: MlcpEnumeration::new(settings),
             guess: Vec::new(),
             best: Vec::new(),
         }
@@ -436,12 +388,7 @@ impl MlcpSolver for DefaultMlcp {
         "default"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Mlcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let tol = self.settings.tolerance;
@@ -492,7 +439,6 @@ impl MlcpSolver for DefaultMlcp {
                         otherwise: SolveStatus::Solved,
                     },
                     tol,
-                    start,
                 ));
             }
             if status.rank() < verdict.rank() && status != SolveStatus::Solved {
@@ -515,14 +461,6 @@ impl MlcpSolver for DefaultMlcp {
                 otherwise: verdict,
             },
             tol,
-            start,
         ))
     }
-}
-
-/// `s` with timing off: a chain reports its own time, so the solvers it
-/// calls need not read the clock.
-fn untimed_mlcp<S: MlcpSolver>(mut s: S) -> S {
-    s.set_timed(false);
-    s
 }

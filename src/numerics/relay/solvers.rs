@@ -14,9 +14,8 @@ use nalgebra::DMatrix;
 use super::Relay;
 use crate::numerics::error::{NumericsError, Result};
 use crate::numerics::fb_newton::FbNewton;
-use crate::numerics::lcp::{untimed, Lcp, LcpSolver, Lemke};
+use crate::numerics::lcp::{Lcp, LcpSolver, Lemke};
 use crate::numerics::matrix::{Matrix, ProblemMatrix};
-use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::residual::norm2;
 use crate::numerics::settings::SolverSettings;
@@ -29,14 +28,6 @@ pub trait RelaySolver: Send {
     fn name(&self) -> &'static str;
     /// Solves `problem`; see [`crate::numerics::lcp::LcpSolver::solve`].
     fn solve(&mut self, problem: &Relay, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport>;
-
-    /// Whether solves read the wall clock for [`SolveReport::time`] (on by
-    /// default; off, the time is reported as zero). A clock read costs about
-    /// as much as a small solve, so time-stepping turns it off for its
-    /// one-step problems. Solvers that do not measure time ignore it.
-    fn set_timed(&mut self, timed: bool) {
-        let _ = timed;
-    }
 }
 
 /// Names of the relay solvers, as accepted by [`super::relay_solver`].
@@ -110,8 +101,6 @@ impl Reformulation {
 #[derive(Debug, Clone)]
 pub struct RelayLemke {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     lemke: Lemke,
     re: Reformulation,
 }
@@ -121,8 +110,7 @@ impl RelayLemke {
     pub fn new(settings: SolverSettings) -> Self {
         RelayLemke {
             settings,
-            timed: true,
-            lemke: untimed(Lemke::new(settings)),
+            lemke: Lemke::new(settings),
             re: Reformulation::new(),
         }
     }
@@ -133,12 +121,7 @@ impl RelaySolver for RelayLemke {
         "lemke"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Relay, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         self.re.build(problem, z);
@@ -155,7 +138,6 @@ impl RelaySolver for RelayLemke {
                 otherwise: r.status,
             },
             self.settings.tolerance,
-            start,
         ))
     }
 }
@@ -165,8 +147,6 @@ impl RelaySolver for RelayLemke {
 #[derive(Debug, Clone)]
 pub struct RelayNewtonFb {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     kernel: FbNewton,
     re: Reformulation,
 }
@@ -176,7 +156,6 @@ impl RelayNewtonFb {
     pub fn new(settings: SolverSettings) -> Self {
         RelayNewtonFb {
             settings,
-            timed: true,
             kernel: FbNewton::default(),
             re: Reformulation::new(),
         }
@@ -188,12 +167,7 @@ impl RelaySolver for RelayNewtonFb {
         "newton-fb"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Relay, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         self.re.build(problem, z);
@@ -234,7 +208,6 @@ impl RelaySolver for RelayNewtonFb {
                 otherwise: status,
             },
             tol,
-            start,
         ))
     }
 }
@@ -244,17 +217,12 @@ impl RelaySolver for RelayNewtonFb {
 #[derive(Debug, Clone)]
 pub struct RelayPgs {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
 }
 
 impl RelayPgs {
     /// A relay PGS solver with the given settings.
     pub fn new(settings: SolverSettings) -> Self {
-        RelayPgs {
-            settings,
-            timed: true,
-        }
+        RelayPgs { settings }
     }
 }
 
@@ -263,12 +231,7 @@ impl RelaySolver for RelayPgs {
         "pgs"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Relay, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -300,7 +263,7 @@ impl RelaySolver for RelayPgs {
             iterations,
             otherwise: status,
         };
-        Ok(finish(problem, z, w, stop, tol, start))
+        Ok(finish(problem, z, w, stop, tol))
     }
 }
 
@@ -311,8 +274,6 @@ impl RelaySolver for RelayPgs {
 #[derive(Debug, Clone)]
 pub struct DefaultRelay {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     lemke: RelayLemke,
     newton: RelayNewtonFb,
     pgs: RelayPgs,
@@ -325,10 +286,9 @@ impl DefaultRelay {
     pub fn new(settings: SolverSettings) -> Self {
         DefaultRelay {
             settings,
-            timed: true,
-            lemke: untimed_relay(RelayLemke::new(settings)),
-            newton: untimed_relay(RelayNewtonFb::new(settings)),
-            pgs: untimed_relay(RelayPgs::new(settings)),
+            lemke: RelayLemke::new(settings),
+            newton: RelayNewtonFb::new(settings),
+            pgs: RelayPgs::new(settings),
             guess: Vec::new(),
             best: Vec::new(),
         }
@@ -340,12 +300,7 @@ impl RelaySolver for DefaultRelay {
         "default"
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Relay, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -359,7 +314,7 @@ impl RelaySolver for DefaultRelay {
                 iterations: 1,
                 otherwise: SolveStatus::NumericalTrouble,
             };
-            let r = finish(problem, z, w, stop, self.settings.tolerance, start);
+            let r = finish(problem, z, w, stop, self.settings.tolerance);
             if r.status.is_solved() {
                 return Ok(r);
             }
@@ -383,11 +338,7 @@ impl RelaySolver for DefaultRelay {
             };
             iterations += r.iterations;
             if r.status.is_solved() {
-                return Ok(SolveReport {
-                    iterations,
-                    time: start.elapsed(),
-                    ..r
-                });
+                return Ok(SolveReport { iterations, ..r });
             }
             if r.status == SolveStatus::RayTermination
                 || (verdict == SolveStatus::IterationLimit
@@ -407,15 +358,7 @@ impl RelaySolver for DefaultRelay {
         Ok(SolveReport {
             status: verdict,
             iterations,
-            time: start.elapsed(),
             ..r
         })
     }
-}
-
-/// `s` with timing off: a chain reports its own time, so the solvers it
-/// calls need not read the clock.
-fn untimed_relay<S: RelaySolver>(mut s: S) -> S {
-    s.set_timed(false);
-    s
 }

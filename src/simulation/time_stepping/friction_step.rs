@@ -178,18 +178,14 @@ impl FrictionStep {
             .filter_map(|w| w.friction.map(|f| f.dim))
             .max()
             .unwrap_or(2);
-        let mut solver = friction_solver(name, settings).map_err(SimulationError::Numerics)?;
-        solver.set_timed(false);
+        let solver = friction_solver(name, settings).map_err(SimulationError::Numerics)?;
         let total: usize = inters.iter().map(|w| w.m).sum();
         let first = if name == "default" {
             let newton = SolverSettings {
                 max_iterations: Some(FIRST_NEWTON_STEPS),
                 ..settings
             };
-            let mut first =
-                friction_solver("newton-ac", newton).map_err(SimulationError::Numerics)?;
-            first.set_timed(false);
-            Some(first)
+            Some(friction_solver("newton-ac", newton).map_err(SimulationError::Numerics)?)
         } else {
             None
         };

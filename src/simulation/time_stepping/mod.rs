@@ -36,7 +36,6 @@ mod linear_output;
 mod problem;
 mod schatzman_paoli;
 mod settings;
-mod small;
 mod split;
 mod state;
 mod system_work;
@@ -52,7 +51,7 @@ use self::interaction_work::InteractionWork;
 use self::problem::OneStepProblem;
 use self::system_work::{Scheme, SystemWork};
 use super::clock::TimeBase;
-use super::events::{DueInstant, Event, EventKind, EventManager, SourceId, TickGrid};
+use super::events::{Event, EventKind, EventManager, SourceId, TickGrid};
 use crate::modelling::model::{InteractionId, Model, SystemId};
 use crate::modelling::relation::Relation;
 
@@ -267,50 +266,29 @@ impl TimeStepping {
 
     /// Advances to the next instant of the event schedule and processes its
     /// events in the documented order (an integration step for a
-    /// time-discretisation event).
-    ///
-    /// Most instants hold only the integration step and the outputs: the
-    /// event manager delivers them in constant time with the number of
-    /// steps that end there ([`EventManager::pop_quiet_instant`]); other
-    /// instants take the general pass, out of line.
+    /// time-discretisation event). Nothing is taken when the next instant
+    /// is past the final time.
     pub fn step(&mut self) -> Result<StepOutcome, SimulationError> {
-        let due = match self
-            .events
-            .pop_quiet_instant(self.end_tick, &mut self.instant)
-        {
-            Some(due) => due,
-            None => match self.pop_instant() {
-                Some(due) => due,
-                None => return Ok(StepOutcome::Finished),
-            },
-        };
-        let tick = due.tick;
-        let t = self.base.seconds(tick);
-        // One integration step per time-discretisation event of the instant.
-        for _ in 0..due.steps {
-            self.integrate(tick, t)?;
-        }
-        self.tick = tick;
-        self.seconds = (tick, t);
-        Ok(StepOutcome::Advanced { tick, t })
-    }
-
-    /// The next instant's events by the general pass of the event manager,
-    /// with the number of its time-discretisation events; `None` when the
-    /// next instant is past the final time (nothing is taken then).
-    #[inline(never)]
-    fn pop_instant(&mut self) -> Option<DueInstant> {
         match self.events.next_tick() {
             Some(next) if next <= self.end_tick => {}
-            _ => return None,
+            _ => return Ok(StepOutcome::Finished),
         }
-        let tick = self.events.pop_instant(&mut self.instant)?;
+        let Some(tick) = self.events.pop_instant(&mut self.instant) else {
+            return Ok(StepOutcome::Finished);
+        };
         let steps = self
             .instant
             .iter()
             .filter(|ev| ev.kind == EventKind::TimeDiscretisation)
             .count();
-        Some(DueInstant { tick, steps })
+        let t = self.base.seconds(tick);
+        // One integration step per time-discretisation event of the instant.
+        for _ in 0..steps {
+            self.integrate(tick, t)?;
+        }
+        self.tick = tick;
+        self.seconds = (tick, t);
+        Ok(StepOutcome::Advanced { tick, t })
     }
 
     /// The current time in seconds: k / ticks_per_second for the current
@@ -348,50 +326,9 @@ impl TimeStepping {
             LagrangianScheme::D1MinusLinear => return self.integrate_d1_minus_linear(t0, t1, step),
         }
         if self.all_linear {
-            if self.inters.is_empty() {
-                return self.integrate_alone(t0, t1, step);
-            }
             return self.integrate_linear(t0, t1, step);
         }
         self.integrate_nonlinear(t0, t1, step)
-    }
-
-    /// One step of linear systems that no interaction links: each system's
-    /// own update, x_{k+1} = x_free (v_{k+1} = v_free and the position
-    /// update for Lagrangian systems); there is no activation and no
-    /// one-step problem. The operations of [`Self::integrate_linear`] for
-    /// the same model, in the same order. A step that fails leaves the state
-    /// of its start.
-    #[inline]
-    fn integrate_alone(&mut self, t0: f64, t1: f64, step: u64) -> Result<(), SimulationError> {
-        let (h, theta) = (self.settings.step, self.settings.theta);
-        self.stats.newton_iterations += 1;
-        let systems = self.model.systems();
-        for (k, (w, s)) in self.sys.iter_mut().zip(systems).enumerate() {
-            w.prepare_linear_step(&s.ds, t1, h, theta)?;
-            if !w.linear_step_alone(&s.ds, t0, t1, h, theta)? {
-                return Err(self.alone_not_finite(k, t1, step));
-            }
-        }
-        self.stats.steps += 1;
-        Ok(())
-    }
-
-    /// A step of [`Self::integrate_alone`] whose system `k` ended with a
-    /// state that is not finite: the systems up to `k` go back to the
-    /// state of the start.
-    #[cold]
-    #[inline(never)]
-    fn alone_not_finite(&mut self, k: usize, t1: f64, step: u64) -> SimulationError {
-        let object = self.sys[k].name.clone();
-        self.sys[..=k]
-            .iter_mut()
-            .for_each(SystemWork::restore_start);
-        SimulationError::NonFinite {
-            t: t1,
-            step,
-            object,
-        }
     }
 
     /// One step of a model with a nonlinear system or relation: Newton
@@ -610,7 +547,7 @@ impl TimeStepping {
         } else {
             // No problem: every multiplier is zero.
             for w in inters.iter_mut() {
-                small::zero(&mut w.lambda);
+                w.lambda.fill(0.0);
             }
         }
         for (w, inter) in inters.iter_mut().zip(model.interactions()) {
@@ -791,7 +728,7 @@ impl TimeStepping {
 fn activate(inters: &mut [InteractionWork], h: f64, gamma: f64) -> bool {
     let mut any = false;
     for w in inters.iter_mut() {
-        small::copy(&mut w.ydot_start, &w.ydot);
+        w.ydot_start.copy_from_slice(&w.ydot);
         if w.unilateral {
             // A frictional contact is tested on its normal row only.
             let rows = if w.friction.is_some() { 1 } else { w.m };

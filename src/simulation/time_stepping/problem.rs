@@ -16,8 +16,6 @@
 //! q_T = H_T v_free + e_T ẏ_T,k; other unilateral rows and equalities of
 //! the same model are folded in ([`super::friction_step`]).
 
-use std::time::Duration;
-
 use nalgebra::DMatrix;
 
 use super::friction_step::FrictionStep;
@@ -226,11 +224,7 @@ impl SparseAssembly {
                 m: Matrix::BlockSparse(matrix),
                 q: vec![0.0; n],
             },
-            solver: {
-                let mut s = lcp_solver(solver, settings).map_err(SimulationError::Numerics)?;
-                s.set_timed(false);
-                s
-            },
+            solver: lcp_solver(solver, settings).map_err(SimulationError::Numerics)?,
             z: vec![0.0; n],
             w: vec![0.0; n],
             offset,
@@ -653,7 +647,6 @@ impl OneStepProblem {
                     iterations,
                     error,
                     error_abs,
-                    time: Duration::ZERO,
                 });
                 return Ok(true);
             }
@@ -760,8 +753,7 @@ fn failure(report: &SolveReport, t: f64, step: u64, size: usize) -> SimulationEr
     }
 }
 
-/// The problem and solver of size n, built on first use. Its solver does
-/// not read the clock (a step's solve needs no timing).
+/// The problem and solver of size n, built on first use.
 fn sized_slot<'a>(
     slots: &'a mut [Option<SizedSlot>],
     family: ProblemFamily,
@@ -780,18 +772,15 @@ fn sized_slot<'a>(
         let e = SimulationError::Numerics;
         let slot = match family {
             ProblemFamily::Lcp => {
-                let mut s = lcp_solver(solver, settings).map_err(e)?;
-                s.set_timed(false);
+                let s = lcp_solver(solver, settings).map_err(e)?;
                 Slot::Lcp(Lcp { m, q }, s)
             }
             ProblemFamily::Mlcp => {
-                let mut s = mlcp_solver(solver, settings).map_err(e)?;
-                s.set_timed(false);
+                let s = mlcp_solver(solver, settings).map_err(e)?;
                 Slot::Mlcp(Mlcp { m, q, n_eq }, s)
             }
             ProblemFamily::Relay => {
-                let mut s = relay_solver(solver, settings).map_err(e)?;
-                s.set_timed(false);
+                let s = relay_solver(solver, settings).map_err(e)?;
                 Slot::Relay(
                     Relay {
                         m,

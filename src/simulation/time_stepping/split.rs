@@ -110,11 +110,7 @@ impl TimeStepping {
         self.settings.step = hs;
         let step = self.stats.steps + 1;
         let result = if self.all_linear {
-            if self.inters.is_empty() {
-                self.integrate_alone(t0, t1, step)
-            } else {
-                self.integrate_linear(t0, t1, step)
-            }
+            self.integrate_linear(t0, t1, step)
         } else {
             self.integrate_nonlinear(t0, t1, step)
         };

@@ -251,7 +251,6 @@ impl TimeStepping {
         self.check_fits(s)?;
         let events = EventManager::from_schedule(&s.schedule).map_err(StateError::Corrupt)?;
         self.events = events;
-        self.events.set_frequent(SourceId(0), SourceId(1));
         self.tick = s.tick;
         self.split = None;
         self.instant.clear();

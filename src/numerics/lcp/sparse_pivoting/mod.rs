@@ -88,7 +88,6 @@ use std::fmt;
 use super::{Lcp, LcpSolver};
 use crate::numerics::error::Result;
 use crate::numerics::matrix::Matrix;
-use crate::numerics::report::Stopwatch;
 use crate::numerics::report::{finish, SolveReport, SolveStatus, Stop};
 use crate::numerics::settings::SolverSettings;
 use analysis::Analysis;
@@ -110,8 +109,6 @@ const PIVOT_RATIO: f64 = 1e-12;
 /// Sparse block principal pivoting (see the module documentation).
 pub struct SparsePivoting {
     settings: SolverSettings,
-    /// Whether solves read the clock (see [`Stopwatch`]).
-    timed: bool,
     analysis: Option<Analysis>,
     analyses: usize,
     /// Júdice–Pires' p̄ (a field so that tests can switch the safeguard off).
@@ -136,7 +133,6 @@ impl SparsePivoting {
     pub fn new(settings: SolverSettings) -> Self {
         SparsePivoting {
             settings,
-            timed: true,
             analysis: None,
             analyses: 0,
             block_pivots: BLOCK_PIVOTS,
@@ -187,12 +183,7 @@ impl LcpSolver for SparsePivoting {
         NAME
     }
 
-    fn set_timed(&mut self, timed: bool) {
-        self.timed = timed;
-    }
-
     fn solve(&mut self, problem: &Lcp, z: &mut [f64], w: &mut [f64]) -> Result<SolveReport> {
-        let start = Stopwatch::start(self.timed);
         self.settings.validate()?;
         problem.check_vectors(z, w)?;
         let n = problem.size();
@@ -203,14 +194,7 @@ impl LcpSolver for SparsePivoting {
             otherwise,
         };
         if n == 0 {
-            return Ok(finish(
-                problem,
-                z,
-                w,
-                stop(0, SolveStatus::Solved),
-                tol,
-                start,
-            ));
+            return Ok(finish(problem, z, w, stop(0, SolveStatus::Solved), tol));
         }
         let analysed = self.prepare(&problem.m)?;
         let max_iterations = self.settings.iterations_or(10 * n + 100);
@@ -226,7 +210,7 @@ impl LcpSolver for SparsePivoting {
             _ => {
                 z.fill(0.0);
                 let s = stop(0, SolveStatus::NumericalTrouble);
-                return Ok(finish(problem, z, w, s, tol, start));
+                return Ok(finish(problem, z, w, s, tol));
             }
         };
         active.clear();
@@ -276,13 +260,6 @@ impl LcpSolver for SparsePivoting {
                 active[i] = !active[i];
             }
         };
-        Ok(finish(
-            problem,
-            z,
-            w,
-            stop(iterations, otherwise),
-            tol,
-            start,
-        ))
+        Ok(finish(problem, z, w, stop(iterations, otherwise), tol))
     }
 }

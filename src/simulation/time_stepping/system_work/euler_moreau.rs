@@ -108,13 +108,7 @@ impl SystemWork {
         let g = self.has_control.then_some(self.control.as_slice());
         let x = self.q_start.as_slice();
         let rhs = self.rhs.as_mut_slice();
-        match n {
-            1 => free_rhs(1, a, x, b, g, h, theta, rhs),
-            2 => free_rhs(2, a, x, b, g, h, theta, rhs),
-            3 => free_rhs(3, a, x, b, g, h, theta, rhs),
-            4 => free_rhs(4, a, x, b, g, h, theta, rhs),
-            _ => free_rhs(n, a, x, b, g, h, theta, rhs),
-        }
+        free_rhs(n, a, x, b, g, h, theta, rhs);
         lu_solve(&self.w, n, &self.piv, rhs);
         free.copy_from_slice(rhs);
     }
@@ -195,10 +189,7 @@ fn fd_jacobian(
 /// rhs_i += h((1−θ) b_i(t₀) + θ b_i(t₁)),   rhs_i += h g_i,
 ///
 /// with `a` the n × n column-major A, `b` = (b(t₀), b(t₁)) and `g` when
-/// present. Inlined with a constant n for the small sizes (no index checks
-/// left, the loops unrolled); the operations and their order are those of
-/// the plain loops for every n.
-#[inline(always)]
+/// present.
 #[allow(clippy::too_many_arguments)]
 fn free_rhs(
     n: usize,

@@ -19,7 +19,6 @@ mod zero_order_hold;
 use nalgebra::DMatrix;
 
 use self::zero_order_hold::ZohWork;
-use super::small;
 use crate::modelling::dynamical_system::{DynamicalSystem, Mass};
 use crate::numerics::dense_lu::{lu_factor, lu_solve};
 use crate::simulation::error::SimulationError;
@@ -340,7 +339,9 @@ impl SystemWork {
             }
             if let (Some(dv), false) = (&self.free_increment, self.has_control) {
                 // v_free = v_k + Δv (undamped LTI Lagrangian without input).
-                small::sum_into(&mut self.v, &self.v_start, dv);
+                for ((v, &v0), &d) in self.v.iter_mut().zip(&self.v_start).zip(dv) {
+                    *v = v0 + d;
+                }
                 return Ok(());
             }
         }
@@ -450,56 +451,12 @@ impl SystemWork {
     }
 
     /// A linear step starts from the state the last one ended with: it
-    /// becomes the start state (copied for small systems, whose vectors are
-    /// a few numbers; swapped otherwise), and the state buffers, now free,
-    /// are written by the step.
+    /// becomes the start state (copied), and the state buffers are written
+    /// by the step.
     #[inline(always)]
     pub fn swap_start(&mut self) {
-        if self.n <= small::MAX {
-            small::copy(&mut self.q_start, &self.q);
-            small::copy(&mut self.v_start, &self.v);
-        } else {
-            std::mem::swap(&mut self.q, &mut self.q_start);
-            std::mem::swap(&mut self.v, &mut self.v_start);
-        }
-    }
-
-    /// The whole linear step of a system no active interaction acts on:
-    /// start state, free unknown (the new unknown), q. False when the new
-    /// state is not finite.
-    #[inline(always)]
-    pub fn linear_step_alone(
-        &mut self,
-        ds: &DynamicalSystem,
-        t0: f64,
-        t1: f64,
-        h: f64,
-        theta: f64,
-    ) -> Result<bool, SimulationError> {
-        if self.free_in_state {
-            if let Some(finite) = self.zero_order_hold_alone(ds, t1) {
-                return Ok(finite);
-            }
-        }
-        self.linear_step_from_free(ds, t0, t1, h, theta)
-    }
-
-    /// [`SystemWork::linear_step_alone`] of the systems other than the
-    /// zero-order hold's: start state, free unknown, end of the step. Out
-    /// of line, so that the zero-order hold's step, inlined where the step
-    /// is taken, carries none of their set-up.
-    #[inline(never)]
-    fn linear_step_from_free(
-        &mut self,
-        ds: &DynamicalSystem,
-        t0: f64,
-        t1: f64,
-        h: f64,
-        theta: f64,
-    ) -> Result<bool, SimulationError> {
-        self.swap_start();
-        self.compute_free(ds, t0, t1, h, theta)?;
-        Ok(self.finish_linear_step(h, theta))
+        self.q_start.copy_from_slice(&self.q);
+        self.v_start.copy_from_slice(&self.v);
     }
 
     /// Puts back the state of the start of a linear step that failed.
@@ -535,15 +492,16 @@ impl SystemWork {
         let mut finite = true;
         if self.lagrangian {
             let a = 1.0 - theta;
-            finite = small::position_update(
-                &mut self.q,
-                &self.q_start,
-                &self.v_start,
-                &self.v,
-                h,
-                a,
-                theta,
-            );
+            for (((q, &q0), &v0), &v) in self
+                .q
+                .iter_mut()
+                .zip(&self.q_start)
+                .zip(&self.v_start)
+                .zip(&self.v)
+            {
+                *q = q0 + h * (a * v0 + theta * v);
+                finite &= v.is_finite() & q.is_finite();
+            }
         } else {
             for &x in &self.q {
                 finite &= x.is_finite();

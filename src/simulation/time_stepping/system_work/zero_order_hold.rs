@@ -10,11 +10,10 @@
 use nalgebra::DMatrix;
 
 use super::SystemWork;
-use crate::modelling::dynamical_system::{DynamicalSystem, FirstOrderLinear};
+use crate::modelling::dynamical_system::FirstOrderLinear;
 use crate::modelling::functions::TimeVector;
 use crate::numerics::zero_order_hold::zero_order_hold;
 use crate::simulation::error::SimulationError;
-use crate::simulation::time_stepping::small;
 
 /// Φ and Γ of the step, column-major, and the vectors they multiply.
 pub(super) struct ZohWork {
@@ -70,114 +69,23 @@ impl ZohWork {
         t1: f64,
         free: &mut [f64],
     ) {
-        small::matvec(&self.phi, x, free);
+        matvec(&self.phi, x, free);
         if b.is_some() || g.is_some() {
             match b {
                 Some(b) => b.eval(t1, &mut self.held),
-                None => small::zero(&mut self.held),
+                None => self.held.fill(0.0),
             }
             if let Some(g) = g {
                 for (s, g) in self.held.iter_mut().zip(g) {
                     *s += g;
                 }
             }
-            small::matvec_add(&self.gamma, &self.held, free);
+            matvec_add(&self.gamma, &self.held, free);
         }
-    }
-
-    /// The whole step of a system no interaction acts on:
-    /// x_k ← x (the start state kept for a roll-back), then
-    /// x ← Φ x_k + Γ (b(t_{k+1}) + g). Returns whether the new state is
-    /// finite. The operations of [`ZohWork::free`], in the same order, on
-    /// fixed-size arrays for the sizes 1 to 4 (one size dispatch per step
-    /// rather than one per kernel).
-    #[inline(always)]
-    pub(super) fn step_alone(
-        &mut self,
-        x: &mut Vec<f64>,
-        x_start: &mut Vec<f64>,
-        b: Option<&TimeVector>,
-        g: Option<&[f64]>,
-        t1: f64,
-    ) -> bool {
-        match x.len() {
-            1 => self.step_alone_n::<1>(x, x_start, b, g, t1),
-            2 => self.step_alone_n::<2>(x, x_start, b, g, t1),
-            3 => self.step_alone_n::<3>(x, x_start, b, g, t1),
-            4 => self.step_alone_n::<4>(x, x_start, b, g, t1),
-            _ => {
-                // Large states: the buffers are swapped, not copied.
-                std::mem::swap(x, x_start);
-                self.free(x_start, b, g, t1, x);
-                x.iter().all(|v| v.is_finite())
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn step_alone_n<const N: usize>(
-        &mut self,
-        x: &mut [f64],
-        x_start: &mut [f64],
-        b: Option<&TimeVector>,
-        g: Option<&[f64]>,
-        t1: f64,
-    ) -> bool {
-        let (Ok(x), Ok(x_start)) = (
-            <&mut [f64; N]>::try_from(x),
-            <&mut [f64; N]>::try_from(x_start),
-        ) else {
-            return false;
-        };
-        *x_start = *x;
-        let phi = &self.phi[..N * N];
-        // s_i = Σ_j Φ_ij x_j, j ascending from 0 (as small::matvec).
-        let mut s = [0.0; N];
-        for j in 0..N {
-            for i in 0..N {
-                s[i] += phi[j * N + i] * x_start[j];
-            }
-        }
-        if b.is_some() || g.is_some() {
-            let held = &mut self.held[..N];
-            match b {
-                Some(b) => b.eval(t1, held),
-                None => small::zero(held),
-            }
-            if let Some(g) = g {
-                for (h, g) in held.iter_mut().zip(g) {
-                    *h += g;
-                }
-            }
-            // s_i + Σ_j Γ_ij held_j (as small::matvec_add).
-            let gamma = &self.gamma[..N * N];
-            let mut p = [0.0; N];
-            for j in 0..N {
-                for i in 0..N {
-                    p[i] += gamma[j * N + i] * held[j];
-                }
-            }
-            for i in 0..N {
-                s[i] += p[i];
-            }
-        }
-        *x = s;
-        s.iter().fold(true, |f, v| f & v.is_finite())
     }
 }
 
 impl SystemWork {
-    /// The whole step of a zero-order-hold system no interaction acts on
-    /// (see [`ZohWork::step_alone`]); `None` for other systems.
-    #[inline(always)]
-    pub(super) fn zero_order_hold_alone(&mut self, ds: &DynamicalSystem, t1: f64) -> Option<bool> {
-        let (Some(z), DynamicalSystem::FirstOrderLinear(d)) = (&mut self.zoh, ds) else {
-            return None;
-        };
-        let g = self.has_control.then_some(self.control.as_slice());
-        Some(z.step_alone(&mut self.q, &mut self.q_start, d.b.as_ref(), g, t1))
-    }
-
     /// free = Φ x_k + Γ (b(t_{k+1}) + g).
     #[inline(always)]
     pub(super) fn free_zero_order_hold(&mut self, d: &FirstOrderLinear, free: &mut [f64], t1: f64) {
@@ -190,6 +98,31 @@ impl SystemWork {
     pub(super) fn zero_order_hold_response(&mut self, input: &mut [f64]) {
         let z = self.zoh.as_mut().expect("zero-order hold data");
         z.input.copy_from_slice(input);
-        small::matvec(&z.gamma, &z.input, input);
+        matvec(&z.gamma, &z.input, input);
+    }
+}
+
+/// y ← A x for A n × n column-major, n = x.len(): y_i = Σ_j a_ij x_j, summed
+/// over j ascending from 0.
+fn matvec(a: &[f64], x: &[f64], y: &mut [f64]) {
+    let n = x.len();
+    let y = &mut y[..n];
+    y.fill(0.0);
+    for (col, &xj) in a[..n * n].chunks_exact(n).zip(x) {
+        for (yi, &aij) in y.iter_mut().zip(col) {
+            *yi += aij * xj;
+        }
+    }
+}
+
+/// y ← y + A x (A as in [`matvec`]): each y_i plus the whole sum Σ_j a_ij x_j.
+fn matvec_add(a: &[f64], x: &[f64], y: &mut [f64]) {
+    let n = x.len();
+    for (i, yi) in y[..n].iter_mut().enumerate() {
+        let mut s = 0.0;
+        for j in 0..n {
+            s += a[j * n + i] * x[j];
+        }
+        *yi += s;
     }
 }
