@@ -226,8 +226,11 @@ pub trait FrictionSolver: Send {
 }
 
 /// Names of the frictional contact solvers, as accepted by [`friction_solver`].
-pub const FRICTION_SOLVERS: &str =
-    "default, nsgs, nsgs-proj, newton-ac, prox, vi-eg, admm, nsgs-newton";
+/// [`friction_solver`] also accepts `nsgs-newton` ([`NsgsNewton`]), not
+/// listed yet: the solver-suite tests that run every listed solver
+/// (`tests/friction_problems.rs`, `tests/friction_allocation_free.rs`) have
+/// not been run on it.
+pub const FRICTION_SOLVERS: &str = "default, nsgs, nsgs-proj, newton-ac, prox, vi-eg, admm";
 
 /// Builds a frictional contact solver by name (see [`FRICTION_SOLVERS`]).
 pub fn friction_solver(name: &str, settings: SolverSettings) -> Result<Box<dyn FrictionSolver>> {
