@@ -269,3 +269,130 @@ pub fn random_vectors(count: usize, speed: f64, seed: u64) -> Vec<Vector3<f64>> 
         })
         .collect()
 }
+
+/// Parameters of [`pile_in_box`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PileInBox {
+    /// Number of spheres.
+    pub spheres: usize,
+    /// Sphere radius.
+    pub radius: f64,
+    /// Mass of each sphere (a solid ball: inertia 2/5 m r²).
+    pub mass: f64,
+    /// Centre spacing of the lattice (≥ 2 radius).
+    pub pitch: f64,
+    /// Layers of the lattice: each layer is a square of ⌈√(N/layers)⌉
+    /// spheres a side, and the box is that many pitches wide.
+    pub layers: usize,
+    /// Size of the random initial velocities (components uniform in
+    /// [−speed, speed]).
+    pub speed: f64,
+    /// Seed of the random velocities.
+    pub seed: u64,
+    /// Material of every surface.
+    pub material: Material,
+}
+
+impl PileInBox {
+    /// The settled-pile scene of docs/rigid-bodies.md: radius 0.5, mass 1,
+    /// centre spacing 1.1, μ = 0.3, e = 0, velocities uniform in
+    /// [−0.5, 0.5] m/s (seed 1); 4 layers up to 100 spheres (N = 100: the
+    /// 5 × 5 × 4 lattice in a 5.5 m box of Siconos 4.4's spheres-in-a-box
+    /// run), 10 layers beyond (N = 1000: 10 × 10 × 10 in an 11 m box).
+    pub fn siconos(spheres: usize) -> Self {
+        PileInBox {
+            spheres,
+            radius: 0.5,
+            mass: 1.0,
+            pitch: 1.1,
+            layers: if spheres <= 100 { 4 } else { 10 },
+            speed: 0.5,
+            seed: 1,
+            material: Material {
+                friction: 0.3,
+                restitution: 0.0,
+            },
+        }
+    }
+
+    /// Spheres per side of a layer, ⌈√(N/layers)⌉.
+    pub fn per_row(&self) -> usize {
+        (self.spheres as f64 / self.layers.max(1) as f64)
+            .sqrt()
+            .ceil() as usize
+    }
+
+    /// Inner width of the box: `per_row` pitches.
+    pub fn width(&self) -> f64 {
+        self.per_row() as f64 * self.pitch
+    }
+}
+
+/// Spheres of given mass on a square lattice centred in an open box of
+/// `per_row` pitches a side (floor z = 0, walls as half-spaces of body 0),
+/// the first layer's centres half a pitch above the floor and half a
+/// pitch from the walls, filled along x, then y, then up.
+pub fn pile_in_box(p: &PileInBox) -> Result<Scene> {
+    let per_row = p.per_row();
+    if p.spheres == 0
+        || p.layers == 0
+        || !(p.radius.is_finite() && p.radius > 0.0)
+        || !(p.mass.is_finite() && p.mass > 0.0)
+        || !(p.pitch.is_finite() && p.pitch >= 2.0 * p.radius)
+    {
+        return Err(CollisionError::InvalidSetting {
+            name: "pile_in_box",
+            reason: format!(
+                "needs spheres, layers, a radius and a mass > 0 and a pitch ≥ 2 radius, got {} \
+                 spheres, {} layers, radius {}, mass {}, pitch {}",
+                p.spheres, p.layers, p.radius, p.mass, p.pitch
+            ),
+        });
+    }
+    let width = p.width();
+    let half = 0.5 * width;
+    let origin = Vector3::new(-half + 0.5 * p.pitch, -half + 0.5 * p.pitch, 0.5 * p.pitch);
+    let centres = lattice_positions(p.spheres, origin, p.pitch, [per_row, per_row])?;
+    let velocities = random_vectors(p.spheres, p.speed, p.seed);
+    let sphere = ShapeDesc::Sphere { radius: p.radius };
+    let inertia = nalgebra::Matrix3::from_diagonal_element(0.4 * p.mass * p.radius * p.radius);
+    let mut bodies = vec![RigidBody::fixed()];
+    let mut states = vec![BodyState::default()];
+    let mut colliders = Vec::with_capacity(p.spheres + 5);
+    for (normal, at) in [
+        (Vector3::z(), Vector3::zeros()),
+        (-Vector3::x(), Vector3::new(half, 0.0, 0.0)),
+        (Vector3::x(), Vector3::new(-half, 0.0, 0.0)),
+        (-Vector3::y(), Vector3::new(0.0, half, 0.0)),
+        (Vector3::y(), Vector3::new(0.0, -half, 0.0)),
+    ] {
+        colliders.push(Collider::new(
+            0,
+            true,
+            ShapeDesc::HalfSpace { normal },
+            Isometry3::translation(at.x, at.y, at.z),
+            p.material,
+        )?);
+    }
+    for (i, (position, velocity)) in centres.into_iter().zip(velocities).enumerate() {
+        bodies.push(RigidBody::new(p.mass, inertia));
+        states.push(BodyState {
+            position,
+            orientation: UnitQuaternion::identity(),
+            velocity,
+            omega: Vector3::zeros(),
+        });
+        colliders.push(Collider::new(
+            i + 1,
+            false,
+            sphere.clone(),
+            Isometry3::identity(),
+            p.material,
+        )?);
+    }
+    Ok(Scene {
+        bodies: bodies.into(),
+        states,
+        colliders,
+    })
+}

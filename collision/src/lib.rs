@@ -31,7 +31,8 @@ pub use broad_phase::{AllPairs, BroadPhase, BvhBroadPhase};
 pub use detector::{combine, Collider, ContactDetector, DetectionStats, DetectorState, Material};
 pub use error::{CollisionError, Result};
 pub use generators::{
-    lattice_positions, random_pile_positions, random_vectors, spheres_in_box, Scene, SpheresInBox,
+    lattice_positions, pile_in_box, random_pile_positions, random_vectors, spheres_in_box,
+    PileInBox, Scene, SpheresInBox,
 };
 pub use mesh::{grid_mesh, read_mesh_file};
 pub use output::{FrameWriter, FRAME_HEADER};

@@ -47,7 +47,9 @@ use super::contact::{Contact, ContactJacobian};
 use super::error::{Result, RigidError};
 use super::islands::{across, layered_key, ContactOrder, Islands};
 use super::scheme::{FreeVelocity, NewtonEulerScheme};
-use crate::numerics::friction::{friction_solver, FrictionProblem, FrictionSolver, Nsgs};
+use crate::numerics::friction::{
+    friction_solver, FrictionProblem, FrictionSolver, Nsgs, NsgsNewton,
+};
 use crate::numerics::matrix::Block;
 use crate::numerics::{BlockSparseMatrix, SolveReport, SolveStatus, SolverSettings};
 
@@ -87,8 +89,8 @@ pub struct ContactSettings {
     /// A solver (by name, as `solver_name`) run from the primary solver's
     /// point on an island the primary leaves short of the tolerance.
     pub fallback: Option<&'static str>,
-    /// Over-relaxation ω ∈ (0, 2) of NSGS (`solver_name = "nsgs"` only; 1:
-    /// plain Gauss–Seidel).
+    /// Over-relaxation ω ∈ (0, 2) of NSGS (`solver_name` `nsgs` or
+    /// `nsgs-newton` only; 1: plain Gauss–Seidel).
     pub relaxation: f64,
 }
 
@@ -112,6 +114,24 @@ impl Default for ContactSettings {
             fallback: None,
             relaxation: 1.0,
         }
+    }
+}
+
+impl ContactSettings {
+    /// Settings for piles, stacks and granular matter
+    /// (docs/rigid-bodies.md, "Settled piles"): `nsgs-newton` (NSGS handing
+    /// over to the nonsmooth Newton method when it stalls) to 10⁻⁶ in at
+    /// most 2000 iterations, then the `default` chain as fallback from its
+    /// point; the rest default.
+    pub fn pile() -> Self {
+        let mut s = ContactSettings {
+            solver_name: "nsgs-newton",
+            fallback: Some("default"),
+            ..ContactSettings::default()
+        };
+        s.solver.tolerance = 1e-6;
+        s.solver.max_iterations = Some(2000);
+        s
     }
 }
 
@@ -214,6 +234,8 @@ impl ContactStep {
             };
             let solver: Box<dyn FrictionSolver> = if name == "nsgs" && settings.relaxation != 1.0 {
                 Box::new(Nsgs::new(s).with_relaxation(settings.relaxation))
+            } else if name == "nsgs-newton" && settings.relaxation != 1.0 {
+                Box::new(NsgsNewton::new(s).with_relaxation(settings.relaxation))
             } else {
                 friction_solver(name, s)?
             };

@@ -59,7 +59,7 @@ impl DefaultFriction {
 }
 
 /// Keeps the better of r and `best` in `best`; returns the best error.
-fn keep_best(
+pub(super) fn keep_best(
     p: &FrictionProblem,
     r: &[f64],
     u: &mut [f64],
