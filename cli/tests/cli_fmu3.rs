@@ -10,6 +10,10 @@
 //!   accumulation rule (counted from the analytic bounces); without early
 //!   return, the outputs against `nonsmooth run` of the same scenario;
 //! * the time-stepping ball as FMI 3.0 against the FMI 2.0 FMU;
+//! * the event-driven ball as FMI 2.0 (`tests/fmi/fmi2_events.py`): the
+//!   transitions located inside fmi2DoStep (logged in logEvents) against
+//!   the `--events` log of `nonsmooth run --strategy event-driven`, and the
+//!   outputs at the communication points against its CSV;
 //! * the implicit sliding-mode loop (`examples/smc_tutorial.toml`) driven
 //!   by an event-mode host (`tests/fmi/fmi3_smc.py`): early returns at the
 //!   sampling instants, `nextEventTime` the next sampling instant, outputs
@@ -465,6 +469,78 @@ fn without_early_return_the_event_driven_fmu_gives_the_native_run_and_time_stepp
                 "FMI 3.0 and 2.0 differ at t = {}",
                 x[0]
             );
+        }
+    }
+}
+
+#[test]
+fn an_fmi2_export_of_the_event_driven_ball_runs_event_driven_inside_do_step() {
+    let venv = venv();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fmu = export(d, &ball_ed(), "2");
+    let seen = script(
+        &venv,
+        "fmi2_events.py",
+        &[fmu.to_str().unwrap(), "0.1", "10"],
+    );
+    // The native event-driven run with its event log.
+    let out = d.join("native");
+    let ev = d.join("ev.csv");
+    let run = nonsmooth(&[
+        "run",
+        ball_ed().to_str().unwrap(),
+        "--strategy",
+        "event-driven",
+        "--events",
+        ev.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let transitions = ["impact", "contact", "take_off", "mode_switch"];
+    let native: Vec<(f64, String, String)> = fs::read_to_string(&ev)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').map(|s| s.trim_matches('"')).collect();
+            (f[0].parse().unwrap(), f[1].to_string(), f[2].to_string())
+        })
+        .filter(|(_, kind, _)| transitions.contains(&kind.as_str()))
+        .collect();
+    let located: Vec<(f64, String, String)> = seen["located"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x[0].as_f64().unwrap(),
+                x[1].as_str().unwrap().to_string(),
+                x[2].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // The ball bounces about 30 times before the accumulation rule: every
+    // bounce is located inside a doStep of 0.1 s, as in the native run.
+    assert!(native.len() > 20, "{} native transitions", native.len());
+    assert_eq!(located.len(), native.len(), "{located:?}\n{native:?}");
+    for (a, b) in located.iter().zip(&native) {
+        assert_eq!((&a.1, &a.2), (&b.1, &b.2));
+        assert!((a.0 - b.0).abs() <= 1e-12, "FMU {a:?} native {b:?}");
+    }
+    // The outputs at the communication points: every 20th row of the
+    // native CSV (output step 0.005 s).
+    let (header, rows_native) = read_csv(&native_run(d, &ball_ed()));
+    assert_eq!(names(&seen)[1..], header[1..]);
+    let fmu_rows = rows(&seen, "rows");
+    assert_eq!(fmu_rows.len(), 101);
+    for (k, r) in fmu_rows.iter().enumerate() {
+        let n = &rows_native[20 * k];
+        assert!((r[0] - n[0]).abs() < 1e-9);
+        for (a, b) in r[1..].iter().zip(&n[1..]) {
+            assert!((a - b).abs() <= 1e-12, "t = {}: FMU {a} native {b}", n[0]);
         }
     }
 }

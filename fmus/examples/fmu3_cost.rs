@@ -11,15 +11,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use nonsmooth::simulation::StepOutcome;
-use nonsmooth_fmus::component::Status;
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
-use nonsmooth_fmus::fmi3::instance::Instance3;
+use nonsmooth_fmus::instance::{Instance, Status};
 use nonsmooth_fmus::runner::ScenarioRunner;
 use nonsmooth_scenario::Scenario;
 
 const RUNS: usize = 50;
 
-fn instance(path: &Path, early: bool) -> Instance3<ScenarioRunner> {
+fn instance(path: &Path, early: bool) -> Instance<ScenarioRunner> {
     let text = std::fs::read_to_string(path).unwrap();
     let path = path.to_path_buf();
     let cfg = FmuConfig {
@@ -30,7 +29,7 @@ fn instance(path: &Path, early: bool) -> Instance3<ScenarioRunner> {
         scenario: "scenario.toml".into(),
         overrides: vec![],
     };
-    Instance3::new(
+    Instance::fmi3(
         Box::new(move || make_runner(&cfg, &text, &path)),
         Box::new(|_, _, _| {}),
         false,
@@ -43,7 +42,10 @@ fn instance(path: &Path, early: bool) -> Instance3<ScenarioRunner> {
 /// One FMU run to 10 s; the number of doStep calls.
 fn fmu_run(path: &Path, early: bool) -> usize {
     let mut inst = instance(path, early);
-    assert_eq!(inst.enter_initialization_mode(0.0, Some(10.0)), Status::Ok);
+    assert_eq!(
+        inst.enter_initialization_mode_at(0.0, Some(10.0)),
+        Status::Ok
+    );
     assert_eq!(inst.exit_initialization_mode(), Status::Ok);
     if early {
         inst.update_discrete_states().unwrap();
@@ -52,7 +54,7 @@ fn fmu_run(path: &Path, early: bool) -> usize {
     let (mut t, mut k, mut calls) = (0.0f64, 0usize, 0usize);
     while k < 100 {
         let target = (k + 1) as f64 * 0.1;
-        let (s, out) = inst.do_step(t, target - t);
+        let (s, out) = inst.step(t, target - t);
         assert_eq!(s, Status::Ok);
         calls += 1;
         if out.early_return {

@@ -8,12 +8,12 @@
 use std::path::Path;
 use std::time::Instant;
 
-use nonsmooth_fmus::component::{Component, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
+use nonsmooth_fmus::instance::{Instance, Status};
 use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
 use nonsmooth_scenario::Scenario;
 
-fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<ScenarioRunner> {
+fn instance(path: &Path, overrides: &[(&str, &str)]) -> Instance<ScenarioRunner> {
     let text = std::fs::read_to_string(path).unwrap();
     let path = path.to_path_buf();
     let cfg = FmuConfig {
@@ -27,7 +27,7 @@ fn instance(path: &Path, overrides: &[(&str, &str)]) -> Component<ScenarioRunner
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect(),
     };
-    Component::new(
+    Instance::fmi2(
         Box::new(move || make_runner(&cfg, &text, &path)),
         Box::new(|_, _, _| {}),
         false,

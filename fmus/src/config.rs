@@ -29,8 +29,8 @@ pub struct FmuConfig {
     pub scenario: String,
     /// Parameter values given at export (`--set NAME=VALUE`), in order.
     pub overrides: Vec<(String, String)>,
-    /// The FMI version of the export: 2 (time-stepping, the default when
-    /// absent) or 3 (the scenario's own strategy).
+    /// The FMI version of the export: 2 (the default when absent) or 3; the
+    /// instantiation of the other version's entry points is refused.
     #[serde(default = "fmi2", skip_serializing_if = "is_fmi2")]
     pub fmi_version: u32,
 }
@@ -112,11 +112,7 @@ pub fn make_runner(
     for (name, value) in &cfg.overrides {
         scenario.set_parameter(name, quantity(value))?;
     }
-    if cfg.fmi_version == 3 {
-        ScenarioRunner::new_own_strategy(scenario, &cfg.guid)
-    } else {
-        ScenarioRunner::new(scenario, &cfg.guid)
-    }
+    ScenarioRunner::new(scenario, &cfg.guid)
 }
 
 #[cfg(test)]

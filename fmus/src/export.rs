@@ -12,9 +12,10 @@ use zip::write::SimpleFileOptions;
 use zip::CompressionMethod;
 
 use crate::config::{FmuConfig, CONFIG_FILE, SCENARIO_FILE};
+use crate::instance::Standard;
+use crate::model_description::model_description;
 use crate::runner::{laws, quantity};
 use crate::variables::{guid_of, Interface, VarKind};
-use crate::xml::model_description;
 
 /// The name of the shared library cargo builds from this crate.
 pub const LIBRARY_FILE: &str = "libnonsmooth_fmus.so";
@@ -30,8 +31,8 @@ pub struct ExportRequest<'a> {
     pub library: &'a Path,
     /// The FMU file to write.
     pub output: &'a Path,
-    /// The FMI version: 2 (time-stepping plant) or 3 (the scenario's own
-    /// strategy; event mode and early return).
+    /// The FMI version: 2 or 3 (event mode and early return); both run the
+    /// strategy the scenario names.
     pub fmi_version: u32,
 }
 
@@ -177,14 +178,9 @@ pub fn export_scenario(
     }
     let built = scenario.build_with(laws()).map_err(Box::new)?;
     // The same check the runtime makes when it is instantiated: the
-    // scenario's control loop on a time-stepping plant (FMI 2.0), on its
-    // own strategy (FMI 3.0).
-    built
-        .control_loop_with(nonsmooth::simulation::Strategy::TimeStepping)
-        .map_err(Box::new)?;
-    if v3 {
-        built.control_loop().map_err(Box::new)?;
-    }
+    // scenario's control loop on the strategy the scenario names (FMI 2.0
+    // and 3.0 alike).
+    built.control_loop().map_err(Box::new)?;
     let iface = Interface::new(&built);
 
     let library = std::fs::read(req.library).map_err(|source| ExportError::Library {
@@ -200,13 +196,8 @@ pub fn export_scenario(
     let tool = format!("nonsmooth {}", env!("CARGO_PKG_VERSION"));
     let overrides_json =
         serde_json::to_string(req.overrides).expect("a list of string pairs serializes");
-    let describe = |token: &str| {
-        if v3 {
-            crate::fmi3::xml::model_description(&iface, token, &tool)
-        } else {
-            model_description(&iface, token, &tool)
-        }
-    };
+    let standard = if v3 { Standard::Fmi3 } else { Standard::Fmi2 };
+    let describe = |token: &str| model_description(&iface, standard, token, &tool);
     let guid = guid_of(&[
         describe("").as_bytes(),
         scenario.text().as_bytes(),

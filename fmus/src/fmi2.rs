@@ -2,27 +2,22 @@
 //! their plain `fmi2*` names (the shared library of every exported FMU is
 //! this one, copied as `binaries/linux64/<modelIdentifier>.so`).
 //!
-//! Each entry point checks its pointers (a NULL component, array, callback
-//! or state is an `fmi2Error`, logged through the host's logger when there
-//! is a component, on stderr when there is none), converts the C arguments
-//! and calls [`Component`]. Every call runs under `catch_unwind`: a panic
-//! never crosses the C boundary; it is logged as an internal error and the
-//! instance moves to the error state. Instances share nothing, so several
-//! can live in one process (and run on different threads).
-//!
-//! What cannot be checked: a pointer that is not NULL but was not returned
-//! by this library (or was already freed) as a component. FMU-state
-//! pointers, on the other hand, are checked against the states the
-//! instance handed out.
+//! Each entry point converts its C arguments and makes one call of the
+//! instance core ([`crate::instance::Instance`], the same for FMI 3.0)
+//! through [`crate::ffi`]: a NULL component, array, callback or state is an
+//! `fmi2Error`, logged through the host's logger when there is a component,
+//! on stderr when there is none; every call runs under `catch_unwind`, so a
+//! panic never crosses the C boundary (it is logged as an internal error
+//! and the instance moves to the error state). Instances share nothing, so
+//! several can live in one process (and run on different threads).
 
 #![allow(non_camel_case_types, non_snake_case)]
 
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_uint, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::component::{Component, LogFn, Status};
-use crate::config;
-use crate::runner::{Runner, RunnerState, ScenarioRunner};
+use crate::ffi::{self, panic_text, text, with, Instantiation};
+use crate::instance::{Call, LogFn, Standard, Status};
 
 /// fmi2Component.
 pub type fmi2Component = *mut c_void;
@@ -72,7 +67,6 @@ pub struct fmi2CallbackFunctions {
 }
 
 const CO_SIMULATION: c_int = 1;
-const ERROR: fmi2Status = Status::Error as fmi2Status;
 
 /// The host's logger, with what it needs.
 struct HostLogger {
@@ -81,8 +75,9 @@ struct HostLogger {
     name: CString,
 }
 
-// The environment pointer is the host's; the FMI standard lets the FMU call
-// the logger from the thread that calls the FMU, which is what happens.
+// SAFETY: the environment pointer is the host's, passed back untouched; the
+// FMI standard lets the FMU call the logger from the thread that calls the
+// FMU, which is what happens.
 unsafe impl Send for HostLogger {}
 
 impl HostLogger {
@@ -104,78 +99,6 @@ impl HostLogger {
                 text.as_ptr(),
             )
         };
-    }
-}
-
-/// One instance as handed to the host.
-struct Instance {
-    comp: Component<ScenarioRunner>,
-}
-
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".into()
-    }
-}
-
-/// Runs `f` on the instance behind `c`, catching panics.
-unsafe fn with(
-    c: fmi2Component,
-    func: &'static str,
-    f: impl FnOnce(&mut Component<ScenarioRunner>) -> Status,
-) -> fmi2Status {
-    if c.is_null() {
-        eprintln!("nonsmooth FMU: {func}: the component is NULL");
-        return ERROR;
-    }
-    let inst = c as *mut Instance;
-    // SAFETY: a non-NULL component is one fmi2Instantiate returned.
-    match catch_unwind(AssertUnwindSafe(|| f(unsafe { &mut (*inst).comp }))) {
-        Ok(s) => s as fmi2Status,
-        Err(p) => {
-            let msg = panic_text(p.as_ref());
-            let _ = catch_unwind(AssertUnwindSafe(|| {
-                // SAFETY: as above; the closure's borrow has ended.
-                unsafe { &mut (*inst).comp }.fail(func, &format!("internal error: {msg}"))
-            }));
-            ERROR
-        }
-    }
-}
-
-/// A slice from a C array; NULL is accepted only for n = 0.
-unsafe fn slice<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
-    if n == 0 {
-        Some(&[])
-    } else if p.is_null() {
-        None
-    } else {
-        // SAFETY: the host promises n elements at p.
-        Some(unsafe { std::slice::from_raw_parts(p, n) })
-    }
-}
-
-unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
-    if n == 0 {
-        Some(&mut [])
-    } else if p.is_null() {
-        None
-    } else {
-        // SAFETY: the host promises n elements at p.
-        Some(unsafe { std::slice::from_raw_parts_mut(p, n) })
-    }
-}
-
-unsafe fn text(p: fmi2String) -> Option<String> {
-    if p.is_null() {
-        None
-    } else {
-        // SAFETY: the host passes a NUL-terminated string.
-        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
     }
 }
 
@@ -206,112 +129,62 @@ pub unsafe extern "C" fn fmi2Instantiate(
     _visible: fmi2Boolean,
     loggingOn: fmi2Boolean,
 ) -> fmi2Component {
-    // SAFETY: the host's arguments meet this entry point's `# Safety` contract; panics are caught here.
-    let r = catch_unwind(AssertUnwindSafe(|| unsafe {
-        instantiate(
-            instanceName,
-            fmuType,
-            fmuGUID,
-            fmuResourceLocation,
-            functions,
-            loggingOn,
-        )
-    }));
-    match r {
-        Ok(Some(c)) => c,
-        Ok(None) => std::ptr::null_mut(),
-        Err(p) => {
-            eprintln!(
-                "nonsmooth FMU: fmi2Instantiate: internal error: {}",
-                panic_text(p.as_ref())
-            );
-            std::ptr::null_mut()
-        }
-    }
-}
-
-unsafe fn instantiate(
-    instance_name: fmi2String,
-    fmu_type: c_int,
-    guid: fmi2String,
-    resources: fmi2String,
-    functions: *const fmi2CallbackFunctions,
-    logging_on: fmi2Boolean,
-) -> Option<fmi2Component> {
-    if functions.is_null() {
-        eprintln!("nonsmooth FMU: fmi2Instantiate: the callback functions are NULL");
-        return None;
-    }
-    // SAFETY: non-NULL, points to the host's callback structure.
-    let fns = unsafe { &*functions };
-    let Some(logger) = fns.logger else {
-        eprintln!("nonsmooth FMU: fmi2Instantiate: the logger callback is NULL");
-        return None;
-    };
-    // SAFETY: the host passes NULL or a NUL-terminated string (`text` checks NULL).
-    let name = unsafe { text(instance_name) };
-    let host = HostLogger {
-        logger,
-        env: fns.componentEnvironment,
-        name: CString::new(name.clone().unwrap_or_default().replace('\0', "")).unwrap_or_default(),
-    };
-    let fail = |m: &str| {
-        host.log(
-            Status::Error,
-            "logStatusError",
-            &format!("fmi2Instantiate: {m}"),
-        );
-        None
-    };
-    let Some(name) = name else {
-        return fail("instanceName is NULL");
-    };
-    if name.is_empty() {
-        return fail("instanceName is empty");
-    }
-    if fmu_type != CO_SIMULATION {
-        return fail(&format!(
-            "fmuType {fmu_type}: this FMU supports co-simulation (fmi2CoSimulation = 1) only"
-        ));
-    }
-    // SAFETY: the host passes NULL or a NUL-terminated string (`text` checks NULL).
-    let Some(guid) = (unsafe { text(guid) }) else {
-        return fail("fmuGUID is NULL");
-    };
-    // SAFETY: the host passes NULL or a NUL-terminated string (`text` checks NULL).
-    let Some(uri) = (unsafe { text(resources) }) else {
-        return fail("fmuResourceLocation is NULL");
-    };
-    let dir = match config::resource_dir(&uri) {
-        Ok(d) => d,
-        Err(e) => return fail(&e),
-    };
-    let (cfg, scenario_text, scenario_path) = match config::load(&dir) {
-        Ok(x) => x,
-        Err(e) => return fail(&e),
-    };
-    if cfg.guid != guid {
-        return fail(&format!(
-            "fmuGUID {guid} is not this FMU's GUID {} (modelDescription.xml and resources/ do not match)",
-            cfg.guid
-        ));
-    }
-    let make = {
-        let cfg = cfg.clone();
-        Box::new(move || config::make_runner(&cfg, &scenario_text, &scenario_path))
-    };
-    let log_fn: LogFn = {
-        let host = HostLogger {
-            logger: host.logger,
-            env: host.env,
-            name: host.name.clone(),
+    let f = "fmi2Instantiate";
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: NULL or the host's callback structure (the contract above).
+        let Some(fns) = (unsafe { functions.as_ref() }) else {
+            eprintln!("nonsmooth FMU: {f}: the callback functions are NULL");
+            return std::ptr::null_mut();
         };
-        Box::new(move |status, cat, msg| host.log(status, cat, msg))
-    };
-    match Component::new(make, log_fn, logging_on != 0) {
-        Ok(comp) => Some(Box::into_raw(Box::new(Instance { comp })) as fmi2Component),
-        Err(e) => fail(&e.to_string()),
-    }
+        let Some(logger) = fns.logger else {
+            eprintln!("nonsmooth FMU: {f}: the logger callback is NULL");
+            return std::ptr::null_mut();
+        };
+        // SAFETY: NULL or NUL-terminated strings (the contract above).
+        let (name, guid, uri) =
+            unsafe { (text(instanceName), text(fmuGUID), text(fmuResourceLocation)) };
+        let host = HostLogger {
+            logger,
+            env: fns.componentEnvironment,
+            name: CString::new(name.clone().unwrap_or_default().replace('\0', ""))
+                .unwrap_or_default(),
+        };
+        if fmuType != CO_SIMULATION {
+            let m = format!("{f}: fmuType {fmuType}: this FMU supports co-simulation (fmi2CoSimulation = 1) only");
+            host.log(Status::Error, "logStatusError", &m);
+            return std::ptr::null_mut();
+        }
+        let request = Instantiation {
+            standard: Standard::Fmi2,
+            name,
+            token: guid,
+            resources: uri.map(|u| crate::config::resource_dir(&u)),
+            logging_on: loggingOn != 0,
+            event_mode_used: false,
+            early_return_allowed: false,
+        };
+        let log_fn: LogFn = {
+            let host = HostLogger {
+                name: host.name.clone(),
+                ..host
+            };
+            Box::new(move |status, cat, msg| host.log(status, cat, msg))
+        };
+        match ffi::instantiate(request, log_fn) {
+            Ok(inst) => ffi::into_c(inst),
+            Err(m) => {
+                host.log(Status::Error, "logStatusError", &format!("{f}: {m}"));
+                std::ptr::null_mut()
+            }
+        }
+    }));
+    r.unwrap_or_else(|p| {
+        eprintln!(
+            "nonsmooth FMU: {f}: internal error: {}",
+            panic_text(p.as_ref())
+        );
+        std::ptr::null_mut()
+    })
 }
 
 /// Frees an instance and the FMU states it handed out. NULL is ignored.
@@ -320,22 +193,12 @@ unsafe fn instantiate(
 /// `c` must be NULL or an instance not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2FreeInstance(c: fmi2Component) {
-    if c.is_null() {
-        return;
-    }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: returned by fmi2Instantiate, freed once.
-        let mut inst = unsafe { Box::from_raw(c as *mut Instance) };
-        inst.comp.call(|| "fmi2FreeInstance".into());
-        for s in inst.comp.handles_mut().take_all() {
-            // SAFETY: the states this instance handed out and still owns.
-            drop(unsafe { Box::from_raw(s as *mut RunnerState) });
-        }
-    }));
+    // SAFETY: the contract above.
+    unsafe { ffi::free(c, Call::FreeInstance) }
 }
 
 /// # Safety
-/// `categories` must hold `nCategories` strings.
+/// `c` must be an instance; `categories` must hold `nCategories` strings.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SetDebugLogging(
     c: fmi2Component,
@@ -343,21 +206,11 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
     nCategories: usize,
     categories: *const fmi2String,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    // SAFETY: the contract above; `with` refuses a NULL instance and
+    // catches panics, the array is checked for NULL.
     unsafe {
-        with(c, "fmi2SetDebugLogging", |comp| {
-            let Some(cats) = slice(categories, nCategories) else {
-                return comp.error("fmi2SetDebugLogging", "categories is NULL");
-            };
-            let mut names = Vec::with_capacity(cats.len());
-            for &p in cats {
-                match text(p) {
-                    Some(s) => names.push(s),
-                    None => return comp.error("fmi2SetDebugLogging", "a category is NULL"),
-                }
-            }
-            let refs: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-            comp.set_debug_logging(loggingOn != 0, &refs)
+        with(c, "fmi2SetDebugLogging", |i| {
+            ffi::set_debug_logging(i, loggingOn != 0, nCategories, categories)
         })
     }
 }
@@ -373,10 +226,11 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
     stopTimeDefined: fmi2Boolean,
     stopTime: fmi2Real,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    let stop = (stopTimeDefined != 0).then_some(stopTime);
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
-        with(c, "fmi2SetupExperiment", |comp| {
-            comp.setup_experiment(startTime, (stopTimeDefined != 0).then_some(stopTime))
+        with(c, "fmi2SetupExperiment", |i| {
+            i.setup_experiment(startTime, stop)
         })
     }
 }
@@ -385,10 +239,10 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2EnterInitializationMode(c: fmi2Component) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
-        with(c, "fmi2EnterInitializationMode", |comp| {
-            comp.enter_initialization_mode()
+        with(c, "fmi2EnterInitializationMode", |i| {
+            i.enter_initialization_mode()
         })
     }
 }
@@ -397,10 +251,10 @@ pub unsafe extern "C" fn fmi2EnterInitializationMode(c: fmi2Component) -> fmi2St
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
-        with(c, "fmi2ExitInitializationMode", |comp| {
-            comp.exit_initialization_mode()
+        with(c, "fmi2ExitInitializationMode", |i| {
+            i.exit_initialization_mode()
         })
     }
 }
@@ -409,16 +263,16 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe { with(c, "fmi2Terminate", |comp| comp.terminate()) }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
+    unsafe { with(c, "fmi2Terminate", |i| i.terminate()) }
 }
 
 /// # Safety
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2Reset(c: fmi2Component) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe { with(c, "fmi2Reset", |comp| comp.reset()) }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
+    unsafe { with(c, "fmi2Reset", |i| i.reset()) }
 }
 
 /// # Safety
@@ -430,15 +284,9 @@ pub unsafe extern "C" fn fmi2GetReal(
     nvr: usize,
     value: *mut fmi2Real,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2GetReal", |comp| {
-            match (slice(vr, nvr), slice_mut(value, nvr)) {
-                (Some(vr), Some(out)) => comp.get_real(vr, out),
-                _ => comp.error("fmi2GetReal", "vr or value is NULL"),
-            }
-        })
-    }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the arrays are checked for NULL.
+    unsafe { with(c, "fmi2GetReal", |i| ffi::get_real(i, vr, nvr, value, nvr)) }
 }
 
 /// # Safety
@@ -450,19 +298,13 @@ pub unsafe extern "C" fn fmi2SetReal(
     nvr: usize,
     value: *const fmi2Real,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2SetReal", |comp| {
-            match (slice(vr, nvr), slice(value, nvr)) {
-                (Some(vr), Some(v)) => comp.set_real(vr, v),
-                _ => comp.error("fmi2SetReal", "vr or value is NULL"),
-            }
-        })
-    }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the arrays are checked for NULL.
+    unsafe { with(c, "fmi2SetReal", |i| ffi::set_real(i, vr, nvr, value, nvr)) }
 }
 
 macro_rules! no_such_type {
-    ($name:ident, $label:literal, $t:ty) => {
+    ($name:ident, $t:ty) => {
         /// This FMU has no variables of this type: any value reference is
         /// unknown (`nvr` = 0 is accepted).
         ///
@@ -475,64 +317,31 @@ macro_rules! no_such_type {
             nvr: usize,
             _value: $t,
         ) -> fmi2Status {
-            // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-            unsafe {
-                with(c, $label, |comp| match slice(vr, nvr) {
-                    Some(vr) => comp.no_such_type($label, vr),
-                    None => comp.error($label, "vr is NULL"),
-                })
-            }
+            let f = stringify!($name);
+            // SAFETY: the contract above; `with` refuses NULL and catches
+            // panics, the array is checked for NULL.
+            unsafe { with(c, f, |i| ffi::no_such_type(i, f, vr, nvr)) }
         }
     };
 }
 
-no_such_type!(fmi2GetInteger, "fmi2GetInteger", *mut fmi2Integer);
-no_such_type!(fmi2GetBoolean, "fmi2GetBoolean", *mut fmi2Boolean);
-no_such_type!(fmi2GetString, "fmi2GetString", *mut fmi2String);
-no_such_type!(fmi2SetInteger, "fmi2SetInteger", *const fmi2Integer);
-no_such_type!(fmi2SetBoolean, "fmi2SetBoolean", *const fmi2Boolean);
-no_such_type!(fmi2SetString, "fmi2SetString", *const fmi2String);
+no_such_type!(fmi2GetInteger, *mut fmi2Integer);
+no_such_type!(fmi2GetBoolean, *mut fmi2Boolean);
+no_such_type!(fmi2GetString, *mut fmi2String);
+no_such_type!(fmi2SetInteger, *const fmi2Integer);
+no_such_type!(fmi2SetBoolean, *const fmi2Boolean);
+no_such_type!(fmi2SetString, *const fmi2String);
 
-/// Saves the complete state into a new handle, or into `*state` when it
-/// is a handle of this instance.
+/// Saves the complete state into a new handle (`*state` NULL), or into
+/// `*state` when it is a handle of this instance.
 ///
 /// # Safety
 /// `state` must point to an `fmi2FMUstate`.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, state: *mut fmi2FMUstate) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2GetFMUstate", |comp| {
-            if state.is_null() {
-                return comp.error("fmi2GetFMUstate", "FMUstate is NULL");
-            }
-            let current = *state;
-            if current.is_null() {
-                match comp.get_state(None) {
-                    Ok(Some(s)) => {
-                        let p = Box::into_raw(Box::new(s));
-                        comp.handles_mut().register(p as usize);
-                        *state = p as fmi2FMUstate;
-                        Status::Ok
-                    }
-                    Ok(None) => Status::Ok,
-                    Err(st) => st,
-                }
-            } else if comp.handles().owns(current as usize) {
-                // SAFETY: a live state of this instance.
-                let slot = &mut *(current as *mut RunnerState);
-                match comp.get_state(Some(slot)) {
-                    Ok(_) => Status::Ok,
-                    Err(st) => st,
-                }
-            } else {
-                comp.error(
-                    "fmi2GetFMUstate",
-                    "*FMUstate is neither NULL nor a state of this instance",
-                )
-            }
-        })
-    }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // `state` is checked for NULL and its handle looked up.
+    unsafe { with(c, "fmi2GetFMUstate", |i| ffi::get_fmu_state(i, state)) }
 }
 
 /// Restores a state saved by this instance.
@@ -541,23 +350,9 @@ pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, state: *mut fmi2FMUst
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, state: fmi2FMUstate) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2SetFMUstate", |comp| {
-            if state.is_null() {
-                return comp.error("fmi2SetFMUstate", "FMUstate is NULL");
-            }
-            if !comp.handles().owns(state as usize) {
-                return comp.error(
-                    "fmi2SetFMUstate",
-                    "FMUstate is not a state of this instance (freed, or from another one)",
-                );
-            }
-            // SAFETY: a live state of this instance.
-            let s = &*(state as *const RunnerState);
-            comp.set_state(s)
-        })
-    }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the handle is looked up, never dereferenced.
+    unsafe { with(c, "fmi2SetFMUstate", |i| ffi::set_fmu_state(i, state)) }
 }
 
 /// Frees a state and sets `*state` to NULL; NULL is ignored.
@@ -569,25 +364,9 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(
     c: fmi2Component,
     state: *mut fmi2FMUstate,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2FreeFMUstate", |comp| {
-            if state.is_null() || (*state).is_null() {
-                return Status::Ok;
-            }
-            let p = *state;
-            if !comp.handles_mut().unregister(p as usize) {
-                return comp.error(
-                    "fmi2FreeFMUstate",
-                    "FMUstate is not a state of this instance (freed already, or from another one)",
-                );
-            }
-            // SAFETY: registered, so created by Box::into_raw here.
-            drop(Box::from_raw(p as *mut RunnerState));
-            *state = std::ptr::null_mut();
-            Status::Ok
-        })
-    }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // `state` is checked for NULL and its handle looked up.
+    unsafe { with(c, "fmi2FreeFMUstate", |i| ffi::free_fmu_state(i, state)) }
 }
 
 /// # Safety
@@ -598,19 +377,11 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
     state: fmi2FMUstate,
     size: *mut usize,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the pointers are checked for NULL, the handle looked up.
     unsafe {
-        with(c, "fmi2SerializedFMUstateSize", |comp| {
-            let f = "fmi2SerializedFMUstateSize";
-            if size.is_null() || state.is_null() {
-                return comp.error(f, "FMUstate or size is NULL");
-            }
-            if !comp.handles().owns(state as usize) {
-                return comp.error(f, "FMUstate is not a state of this instance");
-            }
-            let s = &*(state as *const RunnerState);
-            *size = comp.runner().serialize_state(s).len();
-            Status::Ok
+        with(c, "fmi2SerializedFMUstateSize", |i| {
+            ffi::serialized_size(i, state, size)
         })
     }
 }
@@ -624,29 +395,11 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
     bytes: *mut fmi2Byte,
     size: usize,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the pointers are checked for NULL, the handle looked up.
     unsafe {
-        with(c, "fmi2SerializeFMUstate", |comp| {
-            let f = "fmi2SerializeFMUstate";
-            if bytes.is_null() || state.is_null() {
-                return comp.error(f, "FMUstate or serializedState is NULL");
-            }
-            if !comp.handles().owns(state as usize) {
-                return comp.error(f, "FMUstate is not a state of this instance");
-            }
-            let s = &*(state as *const RunnerState);
-            let data = comp.runner().serialize_state(s);
-            if data.len() > size {
-                return comp.error(
-                    f,
-                    &format!(
-                        "size {size} is too small: the state takes {} bytes (fmi2SerializedFMUstateSize)",
-                        data.len()
-                    ),
-                );
-            }
-            std::ptr::copy_nonoverlapping(data.as_ptr(), bytes as *mut u8, data.len());
-            Status::Ok
+        with(c, "fmi2SerializeFMUstate", |i| {
+            ffi::serialize(i, state, bytes as *mut u8, size)
         })
     }
 }
@@ -660,31 +413,22 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     size: usize,
     state: *mut fmi2FMUstate,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the pointers are checked for NULL.
     unsafe {
-        with(c, "fmi2DeSerializeFMUstate", |comp| {
-            let f = "fmi2DeSerializeFMUstate";
-            if state.is_null() {
-                return comp.error(f, "FMUstate is NULL");
-            }
-            let Some(data) = slice(bytes as *const u8, size) else {
-                return comp.error(f, "serializedState is NULL");
-            };
-            let s = match comp.runner().deserialize_state(data) {
-                Ok(s) => s,
-                Err(e) => return comp.error(f, &e.to_string()),
-            };
-            let current = *state;
-            if !current.is_null() && comp.handles().owns(current as usize) {
-                *(current as *mut RunnerState) = s;
-            } else {
-                let p = Box::into_raw(Box::new(s));
-                comp.handles_mut().register(p as usize);
-                *state = p as fmi2FMUstate;
-            }
-            Status::Ok
+        with(c, "fmi2DeSerializeFMUstate", |i| {
+            ffi::deserialize(i, bytes as *const u8, size, state)
         })
     }
+}
+
+/// Answers `fmi2Error` with `message`: a function this FMU does not provide.
+///
+/// # Safety
+/// `c` must be NULL or an instance.
+unsafe fn not_provided(c: fmi2Component, func: &'static str, message: &'static str) -> fmi2Status {
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
+    unsafe { with(c, func, |i| i.error(func, message)) }
 }
 
 /// Not provided (providesDirectionalDerivative = false).
@@ -701,15 +445,9 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
     _dvKnown: *const fmi2Real,
     _dvUnknown: *mut fmi2Real,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2GetDirectionalDerivative", |comp| {
-            comp.error(
-                "fmi2GetDirectionalDerivative",
-                "not provided by this FMU (providesDirectionalDerivative = false)",
-            )
-        })
-    }
+    let m = "not provided by this FMU (providesDirectionalDerivative = false)";
+    // SAFETY: the contract above.
+    unsafe { not_provided(c, "fmi2GetDirectionalDerivative", m) }
 }
 
 /// Not provided (canInterpolateInputs = false).
@@ -724,15 +462,9 @@ pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
     _order: *const fmi2Integer,
     _value: *const fmi2Real,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2SetRealInputDerivatives", |comp| {
-            comp.error(
-                "fmi2SetRealInputDerivatives",
-                "inputs are held constant over a step (canInterpolateInputs = false)",
-            )
-        })
-    }
+    let m = "inputs are held constant over a step (canInterpolateInputs = false)";
+    // SAFETY: the contract above.
+    unsafe { not_provided(c, "fmi2SetRealInputDerivatives", m) }
 }
 
 /// Not provided (maxOutputDerivativeOrder = 0).
@@ -747,18 +479,14 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
     _order: *const fmi2Integer,
     _value: *mut fmi2Real,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2GetRealOutputDerivatives", |comp| {
-            comp.error(
-                "fmi2GetRealOutputDerivatives",
-                "output derivatives are not provided (maxOutputDerivativeOrder = 0)",
-            )
-        })
-    }
+    let m = "output derivatives are not provided (maxOutputDerivativeOrder = 0)";
+    // SAFETY: the contract above.
+    unsafe { not_provided(c, "fmi2GetRealOutputDerivatives", m) }
 }
 
-/// Advances from `currentCommunicationPoint` by `communicationStepSize`.
+/// Advances from `currentCommunicationPoint` by `communicationStepSize`
+/// (on the strategy the scenario names: an event-driven plant locates its
+/// events inside the step and logs them in logEvents).
 ///
 /// # Safety
 /// `c` must be an instance.
@@ -769,24 +497,46 @@ pub unsafe extern "C" fn fmi2DoStep(
     communicationStepSize: fmi2Real,
     _noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2DoStep", |comp| {
-            comp.do_step(currentCommunicationPoint, communicationStepSize)
-        })
-    }
+    let (t, h) = (currentCommunicationPoint, communicationStepSize);
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
+    unsafe { with(c, "fmi2DoStep", |i| i.do_step(t, h)) }
 }
 
 /// # Safety
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe { with(c, "fmi2CancelStep", |comp| comp.cancel_step()) }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
+    unsafe { with(c, "fmi2CancelStep", |i| i.cancel_step()) }
 }
 
 const LAST_SUCCESSFUL_TIME: c_int = 2;
 const TERMINATED: c_int = 3;
+
+/// A status query `func` of kind `kind`: `value` NULL and a phase without
+/// statuses are errors; `read` answers the kind.
+fn status<T>(
+    i: &mut ffi::Fmu,
+    func: &str,
+    value: *mut T,
+    read: impl FnOnce(&ffi::Fmu) -> Result<T, String>,
+) -> Status {
+    if value.is_null() {
+        return i.error(func, "value is NULL");
+    }
+    let st = i.status_query(func);
+    if st != Status::Ok {
+        return st;
+    }
+    match read(i) {
+        // SAFETY: non-NULL, the host's variable (the entry point's contract).
+        Ok(v) => unsafe {
+            *value = v;
+            Status::Ok
+        },
+        Err(m) => i.error(func, &m),
+    }
+}
 
 /// fmi2DoStepStatus and fmi2PendingStatus: steps are never asynchronous.
 ///
@@ -798,22 +548,15 @@ pub unsafe extern "C" fn fmi2GetStatus(
     kind: c_int,
     value: *mut fmi2Status,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    let f = "fmi2GetStatus";
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
-        with(c, "fmi2GetStatus", |comp| {
-            if value.is_null() {
-                return comp.error("fmi2GetStatus", "value is NULL");
-            }
-            let st = comp.status_query("fmi2GetStatus");
-            if st != Status::Ok {
-                return st;
-            }
-            comp.error(
-                "fmi2GetStatus",
-                &format!(
+        with(c, f, |i| {
+            status(i, f, value, |_| {
+                Err(format!(
                     "status kind {kind}: steps are never asynchronous, there is no step status"
-                ),
-            )
+                ))
+            })
         })
     }
 }
@@ -828,26 +571,16 @@ pub unsafe extern "C" fn fmi2GetRealStatus(
     kind: c_int,
     value: *mut fmi2Real,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    let f = "fmi2GetRealStatus";
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
-        with(c, "fmi2GetRealStatus", |comp| {
-            if value.is_null() {
-                return comp.error("fmi2GetRealStatus", "value is NULL");
-            }
-            let st = comp.status_query("fmi2GetRealStatus");
-            if st != Status::Ok {
-                return st;
-            }
-            if kind != LAST_SUCCESSFUL_TIME {
-                return comp.error(
-                    "fmi2GetRealStatus",
-                    &format!(
-                        "status kind {kind}: only fmi2LastSuccessfulTime (2) is a Real status"
-                    ),
-                );
-            }
-            *value = comp.last_successful_time();
-            Status::Ok
+        with(c, f, |i| {
+            status(i, f, value, |i| match kind {
+                LAST_SUCCESSFUL_TIME => Ok(i.last_successful_time()),
+                _ => Err(format!(
+                    "status kind {kind}: only fmi2LastSuccessfulTime (2) is a Real status"
+                )),
+            })
         })
     }
 }
@@ -862,11 +595,12 @@ pub unsafe extern "C" fn fmi2GetIntegerStatus(
     kind: c_int,
     _value: *mut fmi2Integer,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    let f = "fmi2GetIntegerStatus";
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
-        with(c, "fmi2GetIntegerStatus", |comp| {
-            comp.error(
-                "fmi2GetIntegerStatus",
+        with(c, f, |i| {
+            i.error(
+                f,
                 &format!("status kind {kind}: there is no Integer status"),
             )
         })
@@ -883,24 +617,16 @@ pub unsafe extern "C" fn fmi2GetBooleanStatus(
     kind: c_int,
     value: *mut fmi2Boolean,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
+    let f = "fmi2GetBooleanStatus";
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
-        with(c, "fmi2GetBooleanStatus", |comp| {
-            if value.is_null() {
-                return comp.error("fmi2GetBooleanStatus", "value is NULL");
-            }
-            let st = comp.status_query("fmi2GetBooleanStatus");
-            if st != Status::Ok {
-                return st;
-            }
-            if kind != TERMINATED {
-                return comp.error(
-                    "fmi2GetBooleanStatus",
-                    &format!("status kind {kind}: only fmi2Terminated (3) is a Boolean status"),
-                );
-            }
-            *value = comp.terminated() as fmi2Boolean;
-            Status::Ok
+        with(c, f, |i| {
+            status(i, f, value, |i| match kind {
+                TERMINATED => Ok(i.terminated() as fmi2Boolean),
+                _ => Err(format!(
+                    "status kind {kind}: only fmi2Terminated (3) is a Boolean status"
+                )),
+            })
         })
     }
 }
@@ -915,22 +641,18 @@ pub unsafe extern "C" fn fmi2GetStringStatus(
     kind: c_int,
     _value: *mut fmi2String,
 ) -> fmi2Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract (an instance from fmi2Instantiate, arrays of the stated lengths); `with` refuses a NULL instance and catches panics.
-    unsafe {
-        with(c, "fmi2GetStringStatus", |comp| {
-            comp.error(
-                "fmi2GetStringStatus",
-                &format!("status kind {kind}: no step is ever pending, there is no String status"),
-            )
-        })
-    }
+    let f = "fmi2GetStringStatus";
+    let m = format!("status kind {kind}: no step is ever pending, there is no String status");
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
+    unsafe { with(c, f, |i| i.error(f, &m)) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::component::Phase;
     use crate::config::{make_runner, FmuConfig};
+    use crate::ffi::ERROR;
+    use crate::instance::{Instance, Phase};
     use std::sync::{Arc, Mutex};
 
     #[test]
@@ -948,13 +670,13 @@ mod tests {
         };
         let log: Arc<Mutex<Vec<String>>> = Arc::default();
         let sink = Arc::clone(&log);
-        let comp = Component::new(
+        let inst = Instance::fmi2(
             Box::new(move || make_runner(&cfg, &text, &path)),
             Box::new(move |_, _, m| sink.lock().unwrap().push(m.to_string())),
             false,
         )
         .unwrap();
-        let c = Box::into_raw(Box::new(Instance { comp })) as fmi2Component;
+        let c = ffi::into_c(inst);
         let status = unsafe { with(c, "fmi2DoStep", |_| panic!("boom")) };
         assert_eq!(status, ERROR);
         let msgs = log.lock().unwrap().clone();
@@ -963,8 +685,8 @@ mod tests {
                 .any(|m| m.contains("fmi2DoStep: internal error: boom")),
             "{msgs:?}"
         );
-        let inst = unsafe { &*(c as *const Instance) };
-        assert_eq!(inst.comp.phase(), Phase::Error);
+        let inst = unsafe { &*(c as *const ffi::Fmu) };
+        assert_eq!(inst.phase(), Phase::Error);
         unsafe { fmi2FreeInstance(c) };
         // A NULL component is an error, not a crash.
         assert_eq!(

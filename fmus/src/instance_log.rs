@@ -7,9 +7,24 @@
 //! message unless the host turns its category off; logEvents and logCalls
 //! start as the host's `loggingOn`.
 
-use crate::component::{LogFn, Status};
+use crate::instance::{LogFn, Status};
 use crate::runner::RunnerError;
-use crate::xml::LOG_CATEGORIES;
+
+/// The log categories of every instance, with their descriptions (declared
+/// in modelDescription.xml).
+pub const LOG_CATEGORIES: [(&str, &str); 5] = [
+    (
+        "logStatusError",
+        "errors: bad calls from the host, failed simulation steps",
+    ),
+    ("logStatusWarning", "warnings"),
+    ("logStatusDiscard", "discarded steps (past the stop time)"),
+    (
+        "logEvents",
+        "simulation progress: communication steps, located transitions, state saves and restores",
+    ),
+    ("logCalls", "every FMI function call"),
+];
 
 const ERRORS: usize = 0;
 const DISCARDS: usize = 2;

@@ -217,6 +217,12 @@ impl Interface {
         Vec::new()
     }
 
+    /// The value reference of FMI 3.0's independent variable `time`: after
+    /// every variable of the interface.
+    pub fn time_reference(&self) -> u32 {
+        self.variables.len() as u32
+    }
+
     /// Names and kinds only (what must stay the same when a tunable
     /// parameter changes and the scenario is rebuilt).
     pub fn same_layout(&self, other: &Interface) -> bool {

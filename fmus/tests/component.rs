@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use nonsmooth_fmus::component::{Component, Phase, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
+use nonsmooth_fmus::instance::{Instance, Phase, Status};
 use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
 use nonsmooth_scenario::Scenario;
 
@@ -19,7 +19,7 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn instance(file: &str, overrides: &[(&str, &str)]) -> (Component<ScenarioRunner>, Log) {
+fn instance(file: &str, overrides: &[(&str, &str)]) -> (Instance<ScenarioRunner>, Log) {
     let path = example(file);
     let text = std::fs::read_to_string(&path).unwrap();
     instance_of(text, path, overrides)
@@ -29,7 +29,7 @@ fn instance_of(
     text: String,
     path: PathBuf,
     overrides: &[(&str, &str)],
-) -> (Component<ScenarioRunner>, Log) {
+) -> (Instance<ScenarioRunner>, Log) {
     let cfg = FmuConfig {
         format: 1,
         guid: "{test}".into(),
@@ -43,7 +43,7 @@ fn instance_of(
     };
     let log: Log = Arc::default();
     let sink = Arc::clone(&log);
-    let comp = Component::new(
+    let comp = Instance::fmi2(
         Box::new(move || make_runner(&cfg, &text, &path)),
         Box::new(move |s, c, m| sink.lock().unwrap().push((s, c.to_string(), m.to_string()))),
         false,
@@ -52,7 +52,7 @@ fn instance_of(
     (comp, log)
 }
 
-fn vr(c: &Component<ScenarioRunner>, name: &str) -> u32 {
+fn vr(c: &Instance<ScenarioRunner>, name: &str) -> u32 {
     c.runner()
         .interface()
         .variables
@@ -62,14 +62,14 @@ fn vr(c: &Component<ScenarioRunner>, name: &str) -> u32 {
         .value_reference
 }
 
-fn get(c: &mut Component<ScenarioRunner>, name: &str) -> f64 {
+fn get(c: &mut Instance<ScenarioRunner>, name: &str) -> f64 {
     let r = vr(c, name);
     let mut out = [f64::NAN];
     assert_eq!(c.get_real(&[r], &mut out), Status::Ok);
     out[0]
 }
 
-fn outputs(c: &mut Component<ScenarioRunner>) -> Vec<u64> {
+fn outputs(c: &mut Instance<ScenarioRunner>) -> Vec<u64> {
     let vrs: Vec<u32> = c
         .runner()
         .interface()
@@ -81,14 +81,14 @@ fn outputs(c: &mut Component<ScenarioRunner>) -> Vec<u64> {
     out.iter().map(|x| x.to_bits()).collect()
 }
 
-fn start(c: &mut Component<ScenarioRunner>, stop: Option<f64>) {
+fn start(c: &mut Instance<ScenarioRunner>, stop: Option<f64>) {
     assert_eq!(c.setup_experiment(0.0, stop), Status::Ok);
     assert_eq!(c.enter_initialization_mode(), Status::Ok);
     assert_eq!(c.exit_initialization_mode(), Status::Ok);
 }
 
 /// Steps of `h` from the current time; returns the outputs after each.
-fn steps(c: &mut Component<ScenarioRunner>, n: usize, h: f64) -> Vec<Vec<u64>> {
+fn steps(c: &mut Instance<ScenarioRunner>, n: usize, h: f64) -> Vec<Vec<u64>> {
     (0..n)
         .map(|_| {
             let t = c.last_successful_time();
@@ -266,7 +266,7 @@ fn several_instances_interleaved_equal_separate_runs() {
 #[test]
 fn host_mistakes_are_errors_with_a_message_and_the_instance_stays_usable() {
     let (mut c, log) = instance("bouncing_ball.toml", &[]);
-    let err = |c: &mut Component<ScenarioRunner>, s: Status, what: &str| {
+    let err = |c: &mut Instance<ScenarioRunner>, s: Status, what: &str| {
         assert_eq!(s, Status::Error, "{what}");
         let m = last_message(&log);
         assert!(!m.is_empty(), "{what}: no message");
@@ -326,7 +326,7 @@ fn host_mistakes_are_errors_with_a_message_and_the_instance_stays_usable() {
     err(&mut c, s, "unknown category");
 
     // Nothing above changed the instance.
-    assert_eq!(c.phase(), Phase::StepComplete);
+    assert_eq!(c.phase(), Phase::StepMode);
     let (mut fresh, _) = instance("bouncing_ball.toml", &[]);
     start(&mut fresh, Some(1.0));
     assert_eq!(steps(&mut c, 100, 0.005), steps(&mut fresh, 100, 0.005));
@@ -335,7 +335,7 @@ fn host_mistakes_are_errors_with_a_message_and_the_instance_stays_usable() {
     let before = outputs(&mut c);
     assert_eq!(c.do_step(0.5, 0.6), Status::Discard);
     assert!(c.terminated());
-    assert_eq!(c.phase(), Phase::StepFailed);
+    assert_eq!(c.phase(), Phase::StepDiscarded);
     assert_eq!(outputs(&mut c), before);
     assert!((c.last_successful_time() - 0.5).abs() < 1e-12);
     assert_eq!(c.do_step(0.5, 0.005), Status::Error);

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use nonsmooth::simulation::{StepOutcome, Strategy};
-use nonsmooth_fmus::component::{Component, Status};
 use nonsmooth_fmus::config::{make_runner, FmuConfig};
+use nonsmooth_fmus::instance::{Instance, Status};
 use nonsmooth_fmus::runner::{Runner, ScenarioRunner};
 use nonsmooth_scenario::Scenario;
 
@@ -25,7 +25,7 @@ fn text_of(name: &str) -> String {
     std::fs::read_to_string(example(name)).unwrap()
 }
 
-fn instance(text: &str, overrides: &[(&str, &str)]) -> Component<ScenarioRunner> {
+fn instance(text: &str, overrides: &[(&str, &str)]) -> Instance<ScenarioRunner> {
     let cfg = FmuConfig {
         format: 1,
         guid: "{control}".into(),
@@ -38,7 +38,7 @@ fn instance(text: &str, overrides: &[(&str, &str)]) -> Component<ScenarioRunner>
             .collect(),
     };
     let text = text.to_string();
-    let comp = Component::new(
+    let comp = Instance::fmi2(
         Box::new(move || make_runner(&cfg, &text, Path::new("scenario.toml"))),
         Box::new(|_, _, _| {}),
         false,
@@ -69,7 +69,7 @@ fn native(text: &str, overrides: &[(&str, &str)]) -> Vec<Vec<f64>> {
     rows
 }
 
-fn vr(c: &Component<ScenarioRunner>, name: &str) -> u32 {
+fn vr(c: &Instance<ScenarioRunner>, name: &str) -> u32 {
     c.runner()
         .interface()
         .variables
@@ -79,7 +79,7 @@ fn vr(c: &Component<ScenarioRunner>, name: &str) -> u32 {
         .value_reference
 }
 
-fn outputs(c: &mut Component<ScenarioRunner>) -> Vec<f64> {
+fn outputs(c: &mut Instance<ScenarioRunner>) -> Vec<f64> {
     let vrs: Vec<u32> = c
         .runner()
         .interface()
@@ -95,13 +95,13 @@ fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
-fn start(c: &mut Component<ScenarioRunner>) {
+fn start(c: &mut Instance<ScenarioRunner>) {
     assert_eq!(c.setup_experiment(0.0, None), Status::Ok);
     assert_eq!(c.enter_initialization_mode(), Status::Ok);
     assert_eq!(c.exit_initialization_mode(), Status::Ok);
 }
 
-fn steps(c: &mut Component<ScenarioRunner>, n: usize, h: f64) -> Vec<Vec<u64>> {
+fn steps(c: &mut Instance<ScenarioRunner>, n: usize, h: f64) -> Vec<Vec<u64>> {
     (0..n)
         .map(|_| {
             let t = c.last_successful_time();

@@ -50,9 +50,8 @@ pub struct ExportArgs {
     #[arg(long = "library", value_name = "PATH")]
     pub library: Option<PathBuf>,
 
-    /// The FMI version: 2 (co-simulation on a time-stepping plant) or 3
-    /// (co-simulation on the scenario's own strategy, with event mode and
-    /// early return at events; binaries/x86_64-linux/).
+    /// The FMI version: 2 or 3 (with event mode and early return at events;
+    /// binaries/x86_64-linux/). Both run the strategy the scenario names.
     #[arg(long = "fmi-version", value_name = "2|3", default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=3))]
     pub fmi_version: u32,
 

@@ -1,23 +1,21 @@
 //! The FMI 3.0 co-simulation entry points a host calls, with the C ABI.
 //!
-//! As for FMI 2.0 (`crate::fmi2`): each entry point checks its pointers (a
-//! NULL instance, array or output pointer is an `fmi3Error`, logged through
-//! the host's logger when there is an instance, on stderr when there is
-//! none), converts the C arguments and calls [`Instance3`]; every call runs
-//! under `catch_unwind`, so a panic never crosses the C boundary (it is
-//! logged as an internal error and the instance moves to the error state).
+//! As for FMI 2.0 (`crate::fmi2`): each entry point converts its C
+//! arguments and makes one call of the instance core
+//! ([`crate::instance::Instance`]) through [`crate::ffi`], which refuses
+//! NULL pointers (logged through the host's logger when there is an
+//! instance, on stderr when there is none) and catches panics.
 //! `fmi3Boolean` arguments are read as bytes (any non-zero byte is true)
 //! and written as 0 or 1.
 
 #![allow(non_camel_case_types, non_snake_case)]
 
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_char, c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::instance::Instance3;
-use crate::component::{LogFn, Status};
 use crate::config;
-use crate::runner::{RunnerState, ScenarioRunner};
+use crate::ffi::{self, panic_text, put, text, with, Instantiation};
+use crate::instance::{Call, LogFn, Standard, Status};
 
 /// fmi3Instance.
 pub type fmi3Instance = *mut c_void;
@@ -57,16 +55,15 @@ pub type fmi3IntermediateUpdateCallback = Option<
     ),
 >;
 
-pub(super) const ERROR: fmi3Status = Status::Error as fmi3Status;
-
 /// The host's logger.
 struct HostLogger {
     logger: fmi3LogMessageCallback,
     env: fmi3InstanceEnvironment,
 }
 
-// The environment pointer is the host's; the FMU calls the logger from the
-// thread that calls the FMU, as the standard allows.
+// SAFETY: the environment pointer is the host's, passed back untouched; the
+// FMU calls the logger from the thread that calls the FMU, as the standard
+// allows.
 unsafe impl Send for HostLogger {}
 
 impl HostLogger {
@@ -83,92 +80,22 @@ impl HostLogger {
     }
 }
 
-/// One instance as handed to the host.
-pub(super) struct Instance {
-    pub(super) inst: Instance3<ScenarioRunner>,
-}
-
-pub(super) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".into()
-    }
-}
-
-/// Runs `f` on the instance behind `c`, catching panics.
-///
-/// # Safety
-/// `c` must be NULL or an instance of this library not yet freed.
-pub(super) unsafe fn with(
-    c: fmi3Instance,
-    func: &'static str,
-    f: impl FnOnce(&mut Instance3<ScenarioRunner>) -> Status,
-) -> fmi3Status {
-    if c.is_null() {
-        eprintln!("nonsmooth FMU: {func}: the instance is NULL");
-        return ERROR;
-    }
-    let inst = c as *mut Instance;
-    // SAFETY: a non-NULL instance is one fmi3InstantiateCoSimulation returned.
-    match catch_unwind(AssertUnwindSafe(|| f(unsafe { &mut (*inst).inst }))) {
-        Ok(s) => s as fmi3Status,
-        Err(p) => {
-            let msg = panic_text(p.as_ref());
-            let _ = catch_unwind(AssertUnwindSafe(|| {
-                // SAFETY: as above; the closure's borrow has ended.
-                unsafe { &mut (*inst).inst }.fail(func, &format!("internal error: {msg}"))
-            }));
-            ERROR
-        }
-    }
-}
-
-/// A slice from a C array; NULL is accepted only for n = 0.
-///
-/// # Safety
-/// `p` must hold `n` elements when not NULL.
-pub(super) unsafe fn slice<'a, T>(p: *const T, n: usize) -> Option<&'a [T]> {
-    if n == 0 {
-        Some(&[])
-    } else if p.is_null() {
-        None
-    } else {
-        // SAFETY: the host promises n elements at p.
-        Some(unsafe { std::slice::from_raw_parts(p, n) })
-    }
-}
-
-/// # Safety
-/// `p` must hold `n` elements when not NULL.
-unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
-    if n == 0 {
-        Some(&mut [])
-    } else if p.is_null() {
-        None
-    } else {
-        // SAFETY: the host promises n elements at p.
-        Some(unsafe { std::slice::from_raw_parts_mut(p, n) })
-    }
-}
-
-/// # Safety
-/// `p` must be NULL or a NUL-terminated string.
-unsafe fn text(p: fmi3String) -> Option<String> {
-    if p.is_null() {
-        None
-    } else {
-        // SAFETY: the host passes a NUL-terminated string.
-        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
-    }
-}
-
 /// "3.0".
 #[no_mangle]
 pub extern "C" fn fmi3GetVersion() -> *const c_char {
     c"3.0".as_ptr()
+}
+
+/// The resources folder from fmi3's `resourcePath` (a native path, with or
+/// without the trailing separator; a `file:` URI is accepted too).
+fn resource_dir(path: &str) -> Result<std::path::PathBuf, String> {
+    if path.starts_with("file:") {
+        return config::resource_dir(path);
+    }
+    if path.is_empty() {
+        return Err("resourcePath is empty".into());
+    }
+    Ok(std::path::PathBuf::from(path))
 }
 
 /// Creates a co-simulation instance; NULL (with a message to the logger
@@ -191,121 +118,58 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     logMessage: Option<fmi3LogMessageCallback>,
     _intermediateUpdate: fmi3IntermediateUpdateCallback,
 ) -> fmi3Instance {
-    // SAFETY: the host's arguments meet this entry point's `# Safety`
-    // contract; panics are caught here.
-    let r = catch_unwind(AssertUnwindSafe(|| unsafe {
-        instantiate(
-            instanceName,
-            instantiationToken,
-            resourcePath,
-            loggingOn != 0,
-            eventModeUsed != 0,
-            earlyReturnAllowed != 0,
-            instanceEnvironment,
-            logMessage,
-        )
-    }));
-    match r {
-        Ok(Some(c)) => c,
-        Ok(None) => std::ptr::null_mut(),
-        Err(p) => {
-            eprintln!(
-                "nonsmooth FMU: fmi3InstantiateCoSimulation: internal error: {}",
-                panic_text(p.as_ref())
-            );
-            std::ptr::null_mut()
-        }
-    }
-}
-
-/// The resources folder from fmi3's `resourcePath` (a native path, with or
-/// without the trailing separator; a `file:` URI is accepted too).
-fn resource_dir(path: &str) -> Result<std::path::PathBuf, String> {
-    if path.starts_with("file:") {
-        return config::resource_dir(path);
-    }
-    if path.is_empty() {
-        return Err("resourcePath is empty".into());
-    }
-    Ok(std::path::PathBuf::from(path))
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe fn instantiate(
-    instance_name: fmi3String,
-    token: fmi3String,
-    resources: fmi3String,
-    logging_on: bool,
-    event_mode_used: bool,
-    early_return_allowed: bool,
-    env: fmi3InstanceEnvironment,
-    logger: Option<fmi3LogMessageCallback>,
-) -> Option<fmi3Instance> {
     let f = "fmi3InstantiateCoSimulation";
-    let host = logger.map(|logger| HostLogger { logger, env });
-    let fail = |m: &str| {
-        match &host {
-            Some(h) => h.log(Status::Error, "logStatusError", &format!("{f}: {m}")),
-            None => eprintln!("nonsmooth FMU: {f}: {m}"),
-        }
-        None
-    };
-    // SAFETY: the host passes NULL or NUL-terminated strings (`text` checks NULL).
-    let (name, token, resources) = unsafe { (text(instance_name), text(token), text(resources)) };
-    let Some(name) = name else {
-        return fail("instanceName is NULL");
-    };
-    if name.is_empty() {
-        return fail("instanceName is empty");
-    }
-    let Some(token) = token else {
-        return fail("instantiationToken is NULL");
-    };
-    let Some(path) = resources else {
-        return fail("resourcePath is NULL");
-    };
-    let dir = match resource_dir(&path) {
-        Ok(d) => d,
-        Err(e) => return fail(&e),
-    };
-    let (cfg, scenario_text, scenario_path) = match config::load(&dir) {
-        Ok(x) => x,
-        Err(e) => return fail(&e),
-    };
-    if cfg.guid != token {
-        return fail(&format!(
-            "instantiationToken {token} is not this FMU's token {} (modelDescription.xml and resources/ do not match)",
-            cfg.guid
-        ));
-    }
-    if cfg.fmi_version != 3 {
-        return fail("this FMU was exported for FMI 2.0 (use the fmi2 entry points)");
-    }
-    let make = {
-        let cfg = cfg.clone();
-        Box::new(move || config::make_runner(&cfg, &scenario_text, &scenario_path))
-    };
-    let log_fn: LogFn = match host {
-        Some(h) => Box::new(move |status, cat, msg| h.log(status, cat, msg)),
-        None => Box::new(|status, cat, msg| {
-            if status != Status::Ok {
-                eprintln!("nonsmooth FMU [{cat}]: {msg}");
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let host = logMessage.map(|logger| HostLogger {
+            logger,
+            env: instanceEnvironment,
+        });
+        // SAFETY: NULL or NUL-terminated strings (the contract above).
+        let (name, token, path) = unsafe {
+            (
+                text(instanceName),
+                text(instantiationToken),
+                text(resourcePath),
+            )
+        };
+        let request = Instantiation {
+            standard: Standard::Fmi3,
+            name,
+            token,
+            resources: path.map(|p| resource_dir(&p)),
+            logging_on: loggingOn != 0,
+            event_mode_used: eventModeUsed != 0,
+            early_return_allowed: earlyReturnAllowed != 0,
+        };
+        let log_fn: LogFn = match &host {
+            Some(h) => {
+                let h = HostLogger { ..*h };
+                Box::new(move |status, cat, msg| h.log(status, cat, msg))
             }
-        }),
-    };
-    match Instance3::new(
-        make,
-        log_fn,
-        logging_on,
-        event_mode_used,
-        early_return_allowed,
-    ) {
-        Ok(inst) => Some(Box::into_raw(Box::new(Instance { inst })) as fmi3Instance),
-        Err(e) => {
-            eprintln!("nonsmooth FMU: {f}: {e}");
-            None
+            None => Box::new(|status, cat, msg| {
+                if status != Status::Ok {
+                    eprintln!("nonsmooth FMU [{cat}]: {msg}");
+                }
+            }),
+        };
+        match ffi::instantiate(request, log_fn) {
+            Ok(inst) => ffi::into_c(inst),
+            Err(m) => {
+                match &host {
+                    Some(h) => h.log(Status::Error, "logStatusError", &format!("{f}: {m}")),
+                    None => eprintln!("nonsmooth FMU: {f}: {m}"),
+                }
+                std::ptr::null_mut()
+            }
         }
-    }
+    }));
+    r.unwrap_or_else(|p| {
+        eprintln!(
+            "nonsmooth FMU: {f}: internal error: {}",
+            panic_text(p.as_ref())
+        );
+        std::ptr::null_mut()
+    })
 }
 
 /// Frees an instance and the FMU states it handed out. NULL is ignored.
@@ -314,22 +178,12 @@ unsafe fn instantiate(
 /// `c` must be NULL or an instance not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3FreeInstance(c: fmi3Instance) {
-    if c.is_null() {
-        return;
-    }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: returned by fmi3InstantiateCoSimulation, freed once.
-        let mut inst = unsafe { Box::from_raw(c as *mut Instance) };
-        inst.inst.call(|| "fmi3FreeInstance".into());
-        for s in inst.inst.handles_mut().take_all() {
-            // SAFETY: the states this instance handed out and still owns.
-            drop(unsafe { Box::from_raw(s as *mut RunnerState) });
-        }
-    }));
+    // SAFETY: the contract above.
+    unsafe { ffi::free(c, Call::FreeInstance) }
 }
 
 /// # Safety
-/// `categories` must hold `nCategories` strings.
+/// `c` must be an instance; `categories` must hold `nCategories` strings.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3SetDebugLogging(
     c: fmi3Instance,
@@ -337,22 +191,11 @@ pub unsafe extern "C" fn fmi3SetDebugLogging(
     nCategories: usize,
     categories: *const fmi3String,
 ) -> fmi3Status {
-    // SAFETY: the host meets this entry point's `# Safety` contract; `with`
-    // refuses a NULL instance and catches panics.
+    // SAFETY: the contract above; `with` refuses a NULL instance and
+    // catches panics, the array is checked for NULL.
     unsafe {
-        with(c, "fmi3SetDebugLogging", |inst| {
-            let Some(cats) = slice(categories, nCategories) else {
-                return inst.error("fmi3SetDebugLogging", "categories is NULL");
-            };
-            let mut names = Vec::with_capacity(cats.len());
-            for &p in cats {
-                match text(p) {
-                    Some(s) => names.push(s),
-                    None => return inst.error("fmi3SetDebugLogging", "a category is NULL"),
-                }
-            }
-            let refs: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-            inst.set_debug_logging(loggingOn != 0, &refs)
+        with(c, "fmi3SetDebugLogging", |i| {
+            ffi::set_debug_logging(i, loggingOn != 0, nCategories, categories)
         })
     }
 }
@@ -368,10 +211,11 @@ pub unsafe extern "C" fn fmi3EnterInitializationMode(
     stopTimeDefined: fmi3Boolean,
     stopTime: fmi3Float64,
 ) -> fmi3Status {
-    // SAFETY: see `with`.
+    let stop = (stopTimeDefined != 0).then_some(stopTime);
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
-        with(c, "fmi3EnterInitializationMode", |inst| {
-            inst.enter_initialization_mode(startTime, (stopTimeDefined != 0).then_some(stopTime))
+        with(c, "fmi3EnterInitializationMode", |i| {
+            i.enter_initialization_mode_at(startTime, stop)
         })
     }
 }
@@ -380,7 +224,7 @@ pub unsafe extern "C" fn fmi3EnterInitializationMode(
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3ExitInitializationMode(c: fmi3Instance) -> fmi3Status {
-    // SAFETY: see `with`.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe {
         with(c, "fmi3ExitInitializationMode", |i| {
             i.exit_initialization_mode()
@@ -392,7 +236,7 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(c: fmi3Instance) -> fmi3Stat
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3EnterEventMode(c: fmi3Instance) -> fmi3Status {
-    // SAFETY: see `with`.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe { with(c, "fmi3EnterEventMode", |i| i.enter_event_mode()) }
 }
 
@@ -400,7 +244,7 @@ pub unsafe extern "C" fn fmi3EnterEventMode(c: fmi3Instance) -> fmi3Status {
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3EnterStepMode(c: fmi3Instance) -> fmi3Status {
-    // SAFETY: see `with`.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe { with(c, "fmi3EnterStepMode", |i| i.enter_step_mode()) }
 }
 
@@ -408,7 +252,7 @@ pub unsafe extern "C" fn fmi3EnterStepMode(c: fmi3Instance) -> fmi3Status {
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3Terminate(c: fmi3Instance) -> fmi3Status {
-    // SAFETY: see `with`.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe { with(c, "fmi3Terminate", |i| i.terminate()) }
 }
 
@@ -416,32 +260,12 @@ pub unsafe extern "C" fn fmi3Terminate(c: fmi3Instance) -> fmi3Status {
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3Reset(c: fmi3Instance) -> fmi3Status {
-    // SAFETY: see `with`.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics.
     unsafe { with(c, "fmi3Reset", |i| i.reset()) }
 }
 
-/// Writes a boolean output when its pointer is not NULL.
-///
-/// # Safety
-/// `p` must be NULL or point to an fmi3Boolean.
-unsafe fn put_bool(p: *mut fmi3Boolean, v: bool) {
-    if !p.is_null() {
-        // SAFETY: non-NULL, the host's variable.
-        unsafe { *p = v as u8 };
-    }
-}
-
-/// # Safety
-/// `p` must be NULL or point to an fmi3Float64.
-unsafe fn put_f64(p: *mut fmi3Float64, v: f64) {
-    if !p.is_null() {
-        // SAFETY: non-NULL, the host's variable.
-        unsafe { *p = v };
-    }
-}
-
-/// Events are processed when a step reaches them; reports the next
-/// scheduled event (sampling instant).
+/// Processes the event the last step stopped at; reports whether the
+/// state jumped and the next scheduled event (a sampling instant).
 ///
 /// # Safety
 /// The output pointers must point to their types.
@@ -455,27 +279,33 @@ pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
     nextEventTimeDefined: *mut fmi3Boolean,
     nextEventTime: *mut fmi3Float64,
 ) -> fmi3Status {
-    // SAFETY: see `with`; the output pointers are checked for NULL.
+    let flags = [
+        discreteStatesNeedUpdate,
+        terminateSimulation,
+        nominalsOfContinuousStatesChanged,
+        valuesOfContinuousStatesChanged,
+        nextEventTimeDefined,
+    ];
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the output pointers are checked for NULL.
     unsafe {
-        with(c, "fmi3UpdateDiscreteStates", |inst| {
-            let outs = [
-                discreteStatesNeedUpdate,
-                terminateSimulation,
-                nominalsOfContinuousStatesChanged,
-                valuesOfContinuousStatesChanged,
-                nextEventTimeDefined,
-            ];
-            if outs.iter().any(|p| p.is_null()) || nextEventTime.is_null() {
-                return inst.error("fmi3UpdateDiscreteStates", "an output argument is NULL");
+        with(c, "fmi3UpdateDiscreteStates", |i| {
+            if flags.iter().any(|p| p.is_null()) || nextEventTime.is_null() {
+                return i.error("fmi3UpdateDiscreteStates", "an output argument is NULL");
             }
-            match inst.update_discrete_states() {
+            match i.update_discrete_states() {
                 Ok(o) => {
-                    put_bool(discreteStatesNeedUpdate, o.need_update);
-                    put_bool(terminateSimulation, o.terminate);
-                    put_bool(nominalsOfContinuousStatesChanged, o.nominals_changed);
-                    put_bool(valuesOfContinuousStatesChanged, o.values_changed);
-                    put_bool(nextEventTimeDefined, o.next_event_time.is_some());
-                    put_f64(nextEventTime, o.next_event_time.unwrap_or(0.0));
+                    let values = [
+                        o.need_update,
+                        o.terminate,
+                        o.nominals_changed,
+                        o.values_changed,
+                        o.next_event_time.is_some(),
+                    ];
+                    for (p, v) in flags.into_iter().zip(values) {
+                        put(p, v as u8);
+                    }
+                    put(nextEventTime, o.next_event_time.unwrap_or(0.0));
                     Status::Ok
                 }
                 Err(s) => s,
@@ -500,21 +330,21 @@ pub unsafe extern "C" fn fmi3DoStep(
     earlyReturn: *mut fmi3Boolean,
     lastSuccessfulTime: *mut fmi3Float64,
 ) -> fmi3Status {
-    // SAFETY: see `with`; the output pointers are checked for NULL.
+    let flags = [eventHandlingNeeded, terminateSimulation, earlyReturn];
+    let (t, h) = (currentCommunicationPoint, communicationStepSize);
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the output pointers are checked for NULL.
     unsafe {
-        with(c, "fmi3DoStep", |inst| {
-            if eventHandlingNeeded.is_null()
-                || terminateSimulation.is_null()
-                || earlyReturn.is_null()
-                || lastSuccessfulTime.is_null()
-            {
-                return inst.error("fmi3DoStep", "an output argument is NULL");
+        with(c, "fmi3DoStep", |i| {
+            if flags.iter().any(|p| p.is_null()) || lastSuccessfulTime.is_null() {
+                return i.error("fmi3DoStep", "an output argument is NULL");
             }
-            let (s, o) = inst.do_step(currentCommunicationPoint, communicationStepSize);
-            put_bool(eventHandlingNeeded, o.event_handling_needed);
-            put_bool(terminateSimulation, o.terminate);
-            put_bool(earlyReturn, o.early_return);
-            put_f64(lastSuccessfulTime, o.last_successful_time);
+            let (s, o) = i.step(t, h);
+            let values = [o.event_handling_needed, o.terminate, o.early_return];
+            for (p, v) in flags.into_iter().zip(values) {
+                put(p, v as u8);
+            }
+            put(lastSuccessfulTime, o.last_successful_time);
             s
         })
     }
@@ -530,13 +360,11 @@ pub unsafe extern "C" fn fmi3GetFloat64(
     value: *mut fmi3Float64,
     nValues: usize,
 ) -> fmi3Status {
-    // SAFETY: see `with`; arrays of the stated lengths, NULL refused.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the arrays are checked for NULL.
     unsafe {
-        with(c, "fmi3GetFloat64", |inst| {
-            match (slice(vr, nvr), slice_mut(value, nValues)) {
-                (Some(vr), Some(out)) => inst.get_float64(vr, out),
-                _ => inst.error("fmi3GetFloat64", "valueReferences or values is NULL"),
-            }
+        with(c, "fmi3GetFloat64", |i| {
+            ffi::get_real(i, vr, nvr, value, nValues)
         })
     }
 }
@@ -551,74 +379,36 @@ pub unsafe extern "C" fn fmi3SetFloat64(
     value: *const fmi3Float64,
     nValues: usize,
 ) -> fmi3Status {
-    // SAFETY: see `with`; arrays of the stated lengths, NULL refused.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the arrays are checked for NULL.
     unsafe {
-        with(c, "fmi3SetFloat64", |inst| {
-            match (slice(vr, nvr), slice(value, nValues)) {
-                (Some(vr), Some(v)) => inst.set_float64(vr, v),
-                _ => inst.error("fmi3SetFloat64", "valueReferences or values is NULL"),
-            }
+        with(c, "fmi3SetFloat64", |i| {
+            ffi::set_real(i, vr, nvr, value, nValues)
         })
     }
 }
 
-/// Saves the complete state into a new handle, or into `*state` when it is
-/// a handle of this instance.
+/// Saves the complete state into a new handle (`*state` NULL), or into
+/// `*state` when it is a handle of this instance.
 ///
 /// # Safety
 /// `state` must point to an `fmi3FMUState`.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3GetFMUState(c: fmi3Instance, state: *mut fmi3FMUState) -> fmi3Status {
-    // SAFETY: see `with`; `state` is checked for NULL, handles against this
-    // instance's.
-    unsafe {
-        with(c, "fmi3GetFMUState", |inst| {
-            if state.is_null() {
-                return inst.error("fmi3GetFMUState", "FMUState is NULL");
-            }
-            let current = *state;
-            if !current.is_null() && inst.handles().owns(current as usize) {
-                let slot = &mut *(current as *mut RunnerState);
-                return match inst.get_state(Some(slot)) {
-                    Ok(_) => Status::Ok,
-                    Err(s) => s,
-                };
-            }
-            match inst.get_state(None) {
-                Ok(Some(s)) => {
-                    let p = Box::into_raw(Box::new(s));
-                    inst.handles_mut().register(p as usize);
-                    *state = p as fmi3FMUState;
-                    Status::Ok
-                }
-                Ok(None) => inst.error("fmi3GetFMUState", "no state was produced"),
-                Err(s) => s,
-            }
-        })
-    }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // `state` is checked for NULL and its handle looked up.
+    unsafe { with(c, "fmi3GetFMUState", |i| ffi::get_fmu_state(i, state)) }
 }
 
+/// Restores a state saved by this instance.
+///
 /// # Safety
 /// `c` must be an instance.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3SetFMUState(c: fmi3Instance, state: fmi3FMUState) -> fmi3Status {
-    // SAFETY: see `with`; the handle is checked against this instance's.
-    unsafe {
-        with(c, "fmi3SetFMUState", |inst| {
-            if state.is_null() {
-                return inst.error("fmi3SetFMUState", "FMUState is NULL");
-            }
-            if !inst.handles().owns(state as usize) {
-                return inst.error(
-                    "fmi3SetFMUState",
-                    "FMUState is not a state of this instance (freed, or from another one)",
-                );
-            }
-            // SAFETY: a live state of this instance.
-            let s = &*(state as *const RunnerState);
-            inst.set_state(s)
-        })
-    }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the handle is looked up, never dereferenced.
+    unsafe { with(c, "fmi3SetFMUState", |i| ffi::set_fmu_state(i, state)) }
 }
 
 /// Frees a state and sets `*state` to NULL; NULL is ignored.
@@ -627,25 +417,9 @@ pub unsafe extern "C" fn fmi3SetFMUState(c: fmi3Instance, state: fmi3FMUState) -
 /// `state` must point to an `fmi3FMUState`.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3FreeFMUState(c: fmi3Instance, state: *mut fmi3FMUState) -> fmi3Status {
-    // SAFETY: see `with`; the handle is checked against this instance's.
-    unsafe {
-        with(c, "fmi3FreeFMUState", |inst| {
-            if state.is_null() || (*state).is_null() {
-                return Status::Ok;
-            }
-            let p = *state;
-            if !inst.handles_mut().unregister(p as usize) {
-                return inst.error(
-                    "fmi3FreeFMUState",
-                    "FMUState is not a state of this instance (freed already, or from another one)",
-                );
-            }
-            // SAFETY: registered, so created by Box::into_raw here.
-            drop(Box::from_raw(p as *mut RunnerState));
-            *state = std::ptr::null_mut();
-            Status::Ok
-        })
-    }
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // `state` is checked for NULL and its handle looked up.
+    unsafe { with(c, "fmi3FreeFMUState", |i| ffi::free_fmu_state(i, state)) }
 }
 
 /// # Safety
@@ -656,19 +430,11 @@ pub unsafe extern "C" fn fmi3SerializedFMUStateSize(
     state: fmi3FMUState,
     size: *mut usize,
 ) -> fmi3Status {
-    // SAFETY: see `with`; pointers checked, the handle against this instance's.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the pointers are checked for NULL, the handle looked up.
     unsafe {
-        with(c, "fmi3SerializedFMUStateSize", |inst| {
-            let f = "fmi3SerializedFMUStateSize";
-            if size.is_null() || state.is_null() {
-                return inst.error(f, "FMUState or size is NULL");
-            }
-            if !inst.handles().owns(state as usize) {
-                return inst.error(f, "FMUState is not a state of this instance");
-            }
-            let s = &*(state as *const RunnerState);
-            *size = crate::runner::Runner::serialize_state(inst.runner(), s).len();
-            Status::Ok
+        with(c, "fmi3SerializedFMUStateSize", |i| {
+            ffi::serialized_size(i, state, size)
         })
     }
 }
@@ -682,29 +448,11 @@ pub unsafe extern "C" fn fmi3SerializeFMUState(
     bytes: *mut fmi3Byte,
     size: usize,
 ) -> fmi3Status {
-    // SAFETY: see `with`; pointers checked, the handle against this instance's.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the pointers are checked for NULL, the handle looked up.
     unsafe {
-        with(c, "fmi3SerializeFMUState", |inst| {
-            let f = "fmi3SerializeFMUState";
-            if bytes.is_null() || state.is_null() {
-                return inst.error(f, "FMUState or serializedState is NULL");
-            }
-            if !inst.handles().owns(state as usize) {
-                return inst.error(f, "FMUState is not a state of this instance");
-            }
-            let s = &*(state as *const RunnerState);
-            let data = crate::runner::Runner::serialize_state(inst.runner(), s);
-            if data.len() > size {
-                return inst.error(
-                    f,
-                    &format!(
-                        "size {size} is too small: the state takes {} bytes (fmi3SerializedFMUStateSize)",
-                        data.len()
-                    ),
-                );
-            }
-            std::ptr::copy_nonoverlapping(data.as_ptr(), bytes, data.len());
-            Status::Ok
+        with(c, "fmi3SerializeFMUState", |i| {
+            ffi::serialize(i, state, bytes, size)
         })
     }
 }
@@ -718,29 +466,11 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
     size: usize,
     state: *mut fmi3FMUState,
 ) -> fmi3Status {
-    // SAFETY: see `with`; pointers checked, the handle against this instance's.
+    // SAFETY: the contract above; `with` refuses NULL and catches panics,
+    // the pointers are checked for NULL.
     unsafe {
-        with(c, "fmi3DeserializeFMUState", |inst| {
-            let f = "fmi3DeserializeFMUState";
-            if state.is_null() {
-                return inst.error(f, "FMUState is NULL");
-            }
-            let Some(data) = slice(bytes, size) else {
-                return inst.error(f, "serializedState is NULL");
-            };
-            let s = match crate::runner::Runner::deserialize_state(inst.runner(), data) {
-                Ok(s) => s,
-                Err(e) => return inst.error(f, &e.to_string()),
-            };
-            let current = *state;
-            if !current.is_null() && inst.handles().owns(current as usize) {
-                *(current as *mut RunnerState) = s;
-            } else {
-                let p = Box::into_raw(Box::new(s));
-                inst.handles_mut().register(p as usize);
-                *state = p as fmi3FMUState;
-            }
-            Status::Ok
+        with(c, "fmi3DeserializeFMUState", |i| {
+            ffi::deserialize(i, bytes, size, state)
         })
     }
 }

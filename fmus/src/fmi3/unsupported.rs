@@ -11,8 +11,9 @@ use std::ffi::c_void;
 
 use super::abi::{
     fmi3Boolean, fmi3Float64, fmi3Instance, fmi3InstanceEnvironment, fmi3Status, fmi3String,
-    fmi3ValueReference, slice, with,
+    fmi3ValueReference,
 };
+use crate::ffi::{self, with};
 
 /// Getters and setters of a type this FMU has no variables of.
 macro_rules! no_variables_of_type {
@@ -30,13 +31,10 @@ macro_rules! no_variables_of_type {
             _values: *mut c_void,
             _nValues: usize,
         ) -> fmi3Status {
-            // SAFETY: see `abi::with`; the array has the stated length, NULL refused.
-            unsafe {
-                with(c, stringify!($name), |inst| match slice(vr, nvr) {
-                    Some(vrs) => inst.no_such_type(stringify!($name), vrs),
-                    None => inst.error(stringify!($name), "valueReferences is NULL"),
-                })
-            }
+            let f = stringify!($name);
+            // SAFETY: the contract above; `with` refuses NULL and catches
+            // panics, the array is checked for NULL.
+            unsafe { with(c, f, |i| ffi::no_such_type(i, f, vr, nvr)) }
         }
     )*};
 }
@@ -83,13 +81,10 @@ macro_rules! no_binary {
             _values: *mut c_void,
             _nValues: usize,
         ) -> fmi3Status {
-            // SAFETY: see `abi::with`; the array has the stated length, NULL refused.
-            unsafe {
-                with(c, stringify!($name), |inst| match slice(vr, nvr) {
-                    Some(vrs) => inst.no_such_type(stringify!($name), vrs),
-                    None => inst.error(stringify!($name), "valueReferences is NULL"),
-                })
-            }
+            let f = stringify!($name);
+            // SAFETY: the contract above; `with` refuses NULL and catches
+            // panics, the array is checked for NULL.
+            unsafe { with(c, f, |i| ffi::no_such_type(i, f, vr, nvr)) }
         }
     )*};
 }
@@ -107,7 +102,7 @@ macro_rules! refused {
         #[no_mangle]
         pub unsafe extern "C" fn $name(c: fmi3Instance $(, $arg: $ty)*) -> fmi3Status {
             $(let _ = $arg;)*
-            // SAFETY: see `abi::with`.
+            // SAFETY: the contract above; `with` refuses NULL and catches panics.
             unsafe { with(c, stringify!($name), |inst| inst.error(stringify!($name), $why)) }
         }
     )*};

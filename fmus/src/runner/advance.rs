@@ -34,12 +34,39 @@
 //! fmi3UpdateDiscreteStates calls. Events strictly inside a step that does
 //! not return early are processed inside it, as without event mode.
 
+use nonsmooth::control::ControlLoop;
 use nonsmooth::simulation::{EventKind, StepOutcome, Strategy};
 
 use super::{same_time, Runner, RunnerError, ScenarioRunner};
 
+/// A nonsmooth transition an event-driven plant located and processed
+/// during the last communication step (or event update): what happened to
+/// which interaction, at which time. FMI 2.0 hosts see them in the
+/// `logEvents` category, since doStep cannot return at them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located {
+    /// The time of the instant.
+    pub t: f64,
+    /// `impact`, `contact`, `take_off` or `mode_switch`.
+    pub kind: &'static str,
+    /// The interaction's name.
+    pub interaction: String,
+}
+
+/// Appends the transitions of the instant `sim` just processed.
+fn record(sim: &ControlLoop, out: &mut Vec<Located>) {
+    let plant = sim.plant();
+    for tr in plant.transitions() {
+        out.push(Located {
+            t: sim.time(),
+            kind: tr.kind.as_str(),
+            interaction: plant.model().interaction(tr.interaction).name.clone(),
+        });
+    }
+}
+
 /// Where a communication step ended.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct StepEnd {
     /// The communication time reached (the event's time after an early
     /// return, else the end of the step).
@@ -86,6 +113,7 @@ impl ScenarioRunner {
         defer: bool,
     ) -> Result<StepEnd, RunnerError> {
         self.refuse_pending()?;
+        self.located.clear();
         if self.strategy == Strategy::TimeStepping && !early_return && !defer {
             self.do_step(t, h)?;
             return Ok(StepEnd {
@@ -122,13 +150,13 @@ impl ScenarioRunner {
             let now = r.sim.time();
             // At the left limit: a located nonsmooth event or an action of
             // the loop is due here.
-            let event = r
+            let nonsmooth = r
                 .sim
                 .plant()
                 .last_events()
                 .iter()
-                .any(|e| e.kind == EventKind::NonSmooth)
-                || r.sim.acted();
+                .any(|e| e.kind == EventKind::NonSmooth);
+            let event = nonsmooth || r.sim.acted();
             let inside = now < limit_t && !same_time(now, target);
             let repeated = last_early.is_some_and(|e| e == now);
             let early = early_return && event && inside && !repeated;
@@ -149,6 +177,9 @@ impl ScenarioRunner {
             r.sim
                 .process()
                 .map_err(|source| RunnerError::Simulation { t: now, source })?;
+            if nonsmooth {
+                record(&r.sim, &mut self.located);
+            }
             if early {
                 self.t_comm = now;
                 self.last_early = Some(now);
@@ -195,6 +226,7 @@ impl ScenarioRunner {
     /// impact law, new mode, the loop's sensors, observers and actuators);
     /// without one, does nothing.
     pub(super) fn process_pending(&mut self) -> Result<DiscreteUpdate, RunnerError> {
+        self.located.clear();
         let Some(r) = self.running.as_mut() else {
             return Ok(DiscreteUpdate::default());
         };
@@ -202,9 +234,18 @@ impl ScenarioRunner {
             return Ok(DiscreteUpdate::default());
         }
         let t = r.sim.time();
+        let nonsmooth = r
+            .sim
+            .plant()
+            .last_events()
+            .iter()
+            .any(|e| e.kind == EventKind::NonSmooth);
         r.sim
             .process()
             .map_err(|source| RunnerError::Simulation { t, source })?;
+        if nonsmooth {
+            record(&r.sim, &mut self.located);
+        }
         Ok(DiscreteUpdate {
             processed: true,
             jumped: !r.sim.plant().transitions().is_empty(),

@@ -2,9 +2,10 @@
 //! ([`Runner`]) so the FMI layer (`component`, `fmi2`) does not depend on
 //! what runs. [`ScenarioRunner`] runs a scenario the way every run is
 //! driven: its control loop ([`BuiltScenario::control_loop`]; the plant
-//! alone when the scenario has no sensors, observers or controllers), on a
-//! time-stepping plant (FMI 2.0), or on the scenario's own strategy (FMI
-//! 3.0, `advance.rs`: early return at events, the next event time).
+//! alone when the scenario has no sensors, observers or controllers), on the
+//! strategy the scenario names, for FMI 2.0 and 3.0 alike (`advance.rs`:
+//! stepping an event-driven plant, early return at events, the next event
+//! time).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use crate::variables::{Interface, VarKind};
 
 mod advance;
 
-pub use advance::{DiscreteUpdate, StepEnd};
+pub use advance::{DiscreteUpdate, Located, StepEnd};
 
 /// Why a runner call failed. The message is written to the host's log.
 #[derive(Debug, Error)]
@@ -143,6 +144,11 @@ pub trait Runner {
     fn next_event_time(&self) -> Option<f64> {
         None
     }
+    /// The nonsmooth transitions located during the last step or event
+    /// update (event-driven plants).
+    fn located(&self) -> &[Located] {
+        &[]
+    }
     /// The complete state.
     fn save_state(&self) -> Result<Self::State, RunnerError>;
     /// The complete state, into an existing one (reusing its storage).
@@ -218,12 +224,13 @@ pub struct ScenarioRunner {
     stepping: bool,
     /// The communication time reached (as the host counts it).
     t_comm: f64,
-    /// The strategy of the plant: time-stepping for FMI 2.0 FMUs, the
-    /// scenario's own for FMI 3.0 ones.
+    /// The strategy of the plant: the one the scenario names.
     strategy: Strategy,
     /// The time of the last early return (the chattering guard never
     /// returns twice at one time).
     last_early: Option<f64>,
+    /// The transitions located during the last step or event update.
+    located: Vec<Located>,
 }
 
 /// A saved [`ScenarioRunner`] state.
@@ -237,9 +244,8 @@ pub struct RunnerState {
     sim: ControlLoopState,
 }
 
-/// The scenario's run as an FMU runs it, on the given strategy (always
-/// time-stepping for FMI 2.0), the `[fmi]` inputs held at their start
-/// values.
+/// The scenario's run as an FMU runs it, on the given strategy (the
+/// scenario's own), the `[fmi]` inputs held at their start values.
 fn fmu_loop(built: &BuiltScenario, strategy: Strategy) -> Result<ControlLoop, RunnerError> {
     Ok(built.control_loop_with(strategy)?)
 }
@@ -262,24 +268,12 @@ fn grid(built: &BuiltScenario, sim: &ControlLoop) -> Result<(i64, i64), RunnerEr
 }
 
 impl ScenarioRunner {
-    /// A runner of `scenario` (overrides of the export already applied),
-    /// built once with the default parameter values to check it and lay out
-    /// its variables.
+    /// A runner of `scenario` (overrides of the export already applied) on
+    /// the strategy it names, built once with the default parameter values
+    /// to check it and lay out its variables.
     pub fn new(scenario: Scenario, guid: &str) -> Result<Self, RunnerError> {
         let built = scenario.build_with(laws())?;
         Self::from_built(scenario, &built, guid)
-    }
-
-    /// As [`ScenarioRunner::new`], on the scenario's own strategy (FMI 3.0
-    /// FMUs: an event-driven scenario runs event-driven).
-    pub fn new_own_strategy(scenario: Scenario, guid: &str) -> Result<Self, RunnerError> {
-        let built = scenario.build_with(laws())?;
-        let mut r = Self::from_built(scenario, &built, guid)?;
-        if built.strategy != Strategy::TimeStepping {
-            fmu_loop(&built, built.strategy)?;
-            r.strategy = built.strategy;
-        }
-        Ok(r)
     }
 
     /// The strategy of the plant.
@@ -295,7 +289,7 @@ impl ScenarioRunner {
         guid: &str,
     ) -> Result<Self, RunnerError> {
         // The same checks a build for a run makes.
-        fmu_loop(built, Strategy::TimeStepping)?;
+        fmu_loop(built, built.strategy)?;
         let iface = Interface::new(built);
         let param_values = built.parameters.values().copied().collect();
         let inputs = built.fmi.input_starts();
@@ -313,8 +307,9 @@ impl ScenarioRunner {
             dirty: true,
             stepping: false,
             t_comm: iface.default_experiment.0,
-            strategy: Strategy::TimeStepping,
+            strategy: built.strategy,
             last_early: None,
+            located: Vec::new(),
             iface,
             host_params: BTreeMap::new(),
         })
@@ -676,6 +671,10 @@ impl Runner for ScenarioRunner {
 
     fn next_event_time(&self) -> Option<f64> {
         self.next_action_time()
+    }
+
+    fn located(&self) -> &[Located] {
+        &self.located
     }
 
     fn save_state(&self) -> Result<Self::State, RunnerError> {
