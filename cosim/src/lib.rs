@@ -21,5 +21,6 @@ pub use import::{
     VarVariability, Variable,
 };
 pub use master::{
-    CoSimState, CoSimulation, Connection, Coupling, FmuSpec, MasterSettings, WithNominalPlant,
+    CoSimState, CoSimulation, Connection, Coupling, EndWatch, FmuSpec, MasterSettings, Termination,
+    WithNominalPlant,
 };

@@ -23,6 +23,9 @@ use crate::error::CosimError;
 enum Phase {
     Instantiated,
     Stepping,
+    /// The FMU ended the simulation (fmi2Terminated): its values can be
+    /// read, it cannot step.
+    Ended,
     Failed,
 }
 
@@ -243,11 +246,20 @@ impl Instance {
     /// master's exact clock).
     pub fn do_step(&mut self, h: f64, t_next: f64) -> Result<StepResult, CosimError> {
         self.usable()?;
-        if self.phase != Phase::Stepping {
-            return Err(CosimError::Order {
-                fmu: self.name.clone(),
-                reason: "stepped before initialisation".into(),
-            });
+        match self.phase {
+            Phase::Stepping => {}
+            Phase::Ended => {
+                return Err(CosimError::Order {
+                    fmu: self.name.clone(),
+                    reason: format!("stepped after it ended the simulation at t = {}", self.time),
+                })
+            }
+            _ => {
+                return Err(CosimError::Order {
+                    fmu: self.name.clone(),
+                    reason: "stepped before initialisation".into(),
+                })
+            }
         }
         // fmi2DoStep may return fmi2Pending (an asynchronous step, which
         // the master does not request: canRunAsynchronuously is not used);
@@ -279,6 +291,7 @@ impl Instance {
                 if self.inner.terminated().unwrap_or(false) {
                     let time = self.inner.last_successful_time().unwrap_or(self.time);
                     self.time = time;
+                    self.phase = Phase::Ended;
                     Ok(StepResult::Terminated { time })
                 } else {
                     Ok(StepResult::Discarded)
@@ -467,8 +480,9 @@ impl Instance {
     /// Puts a saved state back (fmi2SetFMUstate).
     pub fn set_state(&mut self, s: &SavedState) -> Result<(), CosimError> {
         self.own(s)?;
-        if self.phase == Phase::Failed {
-            // A failed instance may be restarted from a saved state.
+        if matches!(self.phase, Phase::Failed | Phase::Ended) {
+            // A failed or ended instance may be restarted from a saved
+            // state.
             self.phase = Phase::Stepping;
         }
         self.inner
@@ -529,7 +543,7 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
-        if self.phase == Phase::Stepping {
+        if matches!(self.phase, Phase::Stepping | Phase::Ended) {
             // fmi2Terminate before fmi2FreeInstance (the `fmi` crate frees
             // the instance and its saved states when `inner` drops); its
             // status is of no use at this point.
