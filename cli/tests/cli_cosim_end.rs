@@ -8,7 +8,10 @@
 //!   retried as half steps gives the CSV of the run with the half step;
 //!   fmi2Error at a chosen time exits 1 naming the FMU and the time, with
 //!   the rows up to that time written; ending the simulation between two
-//!   communication points ends the run at the next point.
+//!   communication points ends the run at the next point;
+//! * an FMU whose modelDescription.xml is missing or malformed: exit 2,
+//!   the scenario's line, the FMU file and what is wrong with the XML
+//!   (line and column), nothing written.
 
 #[path = "../../cosim/tests/common/mod.rs"]
 mod common;
@@ -208,4 +211,60 @@ fn faulty_fmus_end_as_documented() {
     let ts: Vec<f64> = rows.iter().map(|r| r[0]).collect();
     assert_eq!(ts, [0.0, 0.125, 0.25, 0.375]);
     assert_eq!(rows[3][1], euler(20));
+}
+
+#[test]
+fn a_missing_or_malformed_model_description_is_a_located_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let lib = faulty::compile(d);
+    let cases: [(&str, Option<String>, &[&str]); 3] = [
+        (
+            "missing",
+            None,
+            &["the archive has no modelDescription.xml"],
+        ),
+        (
+            "truncated",
+            Some(
+                faulty::MODEL_DESCRIPTION
+                    [..faulty::MODEL_DESCRIPTION.find("</ModelVariables>").unwrap()]
+                    .to_string(),
+            ),
+            &[
+                "modelDescription.xml:",
+                "the text ends inside <ModelVariables>",
+            ],
+        ),
+        (
+            "unclosed",
+            Some(faulty::MODEL_DESCRIPTION.replacen(
+                "<Real/></ScalarVariable>",
+                "<Real></ScalarVariable>",
+                1,
+            )),
+            &[
+                "modelDescription.xml:8:",
+                "</ScalarVariable> closes <Real> opened at 8:",
+            ],
+        ),
+    ];
+    for (name, xml, needles) in cases {
+        let fmu = d.join(format!("{name}.fmu"));
+        faulty::pack(&fmu, xml.as_deref(), &lib);
+        let file = scenario(d, name, &fmu, 0.125, 1.0, "");
+        let out = run(&file, &d.join("out"));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        let at = format!("{name}.toml:6:");
+        assert!(err.contains(&at), "{name}: no `{at}` in: {err}");
+        assert!(err.contains(&format!("{name}.fmu")), "{name}: {err}");
+        for n in needles {
+            assert!(err.contains(n), "{name}: `{n}` not in: {err}");
+        }
+        assert!(
+            !d.join(format!("out/{name}.csv")).exists(),
+            "{name}: a CSV was written"
+        );
+    }
 }

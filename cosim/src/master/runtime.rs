@@ -11,45 +11,10 @@ use nonsmooth::simulation::{
 
 use super::{CoSimState, CoSimulation, Coupling, EndWatch, Slave, Src, Termination};
 use crate::error::CosimError;
-use crate::import::{StepResult, VarType};
+use crate::import::StepResult;
 
 fn imported(e: CosimError) -> SimulationError {
     SimulationError::Imported(Box::new(e))
-}
-
-/// Writes one variable (value reference, type) from a real (integers
-/// rounded to nearest, booleans nonzero = true).
-fn write(s: &mut Slave, vr: u32, kind: VarType, x: f64) -> Result<(), CosimError> {
-    let vr = [vr];
-    match kind {
-        VarType::Real => s.inst.set_real(&vr, &[x]),
-        VarType::Integer | VarType::Enumeration => s.inst.set_integer(&vr, &[x.round() as i32]),
-        VarType::Boolean => s.inst.set_boolean(&vr, &[x != 0.0]),
-        VarType::String => Ok(()),
-    }
-}
-
-/// Reads one variable (value reference, type) as a real.
-fn read(s: &mut Slave, vr: u32, kind: VarType) -> Result<f64, CosimError> {
-    let vr = [vr];
-    Ok(match kind {
-        VarType::Real => {
-            let mut x = [0.0];
-            s.inst.get_real(&vr, &mut x)?;
-            x[0]
-        }
-        VarType::Integer | VarType::Enumeration => {
-            let mut x = [0];
-            s.inst.get_integer(&vr, &mut x)?;
-            x[0] as f64
-        }
-        VarType::Boolean => {
-            let mut x = [false];
-            s.inst.get_boolean(&vr, &mut x)?;
-            f64::from(u8::from(x[0]))
-        }
-        VarType::String => f64::NAN,
-    })
 }
 
 /// fmi2DoStep from the slave's point over `h` seconds ending at `t_next`,
@@ -101,8 +66,7 @@ impl CoSimulation {
             }
             // Connected inputs.
             for c in 0..self.slaves[i].connected.len() {
-                let (ref v, src) = self.slaves[i].connected[c];
-                let (vr, kind) = (v.value_reference, v.kind);
+                let src = self.slaves[i].connected[c].1;
                 let x = match src {
                     Src::Fmu(src, k) => {
                         let from = &self.slaves[src];
@@ -117,21 +81,21 @@ impl CoSimulation {
                         None => f64::NAN,
                     },
                 };
-                write(&mut self.slaves[i], vr, kind, x)?;
+                let Slave {
+                    inst, connected, ..
+                } = &mut self.slaves[i];
+                inst.write(&connected[c].0, x)?;
             }
             let s = &mut self.slaves[i];
             for k in 0..s.inputs.len() {
-                let x = s.g[s.n_out + k];
-                let (vr, kind) = (s.inputs[k].value_reference, s.inputs[k].kind);
-                write(s, vr, kind, x)?;
+                s.inst.write(&s.inputs[k], s.g[s.n_out + k])?;
             }
             let next = (now + s.step_ticks).min(self.end_tick);
             let t = self.base.seconds(now);
             let t_next = self.base.seconds(next);
             let ended = step_with_retry(s, t_next - t, t_next, 0)?;
             for k in 0..s.reads.len() {
-                let (vr, kind) = (s.reads[k].value_reference, s.reads[k].kind);
-                s.pending[k] = read(s, vr, kind)?;
+                s.pending[k] = s.inst.get_as_real(&s.reads[k])?;
             }
             s.next = next;
             s.stepped = true;
