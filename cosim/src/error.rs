@@ -26,8 +26,8 @@ pub enum CosimError {
         /// What is wrong.
         reason: String,
     },
-    /// The FMU follows another FMI version than 2.0.
-    #[error("{path}: FMI version {version} is not supported (FMI 2.0 co-simulation only)")]
+    /// The FMU follows another FMI version than 2.0 and 3.0.
+    #[error("{path}: FMI version {version} is not supported (FMI 2.0 and 3.0 co-simulation only)")]
     Version {
         /// The file.
         path: PathBuf,

@@ -25,7 +25,7 @@ use thiserror::Error;
 use crate::error::CosimError;
 use crate::import::{Fmu, VarCausality, VarType};
 use crate::master::{
-    CoSimulation, Connection, Coupling, FmuSpec, MasterSettings, NativeRead, NativeSpec,
+    CoSimulation, Connection, Coupling, EndWatch, FmuSpec, MasterSettings, NativeRead, NativeSpec,
 };
 
 /// Why a co-simulation scenario could not be set up.
@@ -87,6 +87,7 @@ pub fn build_until(
     t_end: Option<f64>,
 ) -> Result<(BuiltScenario, ControlLoop), BuildError> {
     build_batched(scenario, catalog, t_end, &mut OpenFmus::default(), None)
+        .map(|(built, run, _)| (built, run))
 }
 
 /// FMUs kept open across the builds of a batch (a sweep's points: the
@@ -124,14 +125,15 @@ impl OpenFmus {
 
 /// As [`build_until`], one point of a batch: the FMUs from `open` (opened
 /// there on first use), the expressions parsed through `cache` when given
-/// ([`Scenario::build_cosim_cached`]).
+/// ([`Scenario::build_cosim_cached`]). The [`EndWatch`] tells, after the
+/// run, whether an FMU ended it early (fmi2Terminated) and when.
 pub fn build_batched(
     scenario: &Scenario,
     catalog: Arc<dyn LawCatalog>,
     t_end: Option<f64>,
     open: &mut OpenFmus,
     cache: Option<&BuildCache>,
-) -> Result<(BuiltScenario, ControlLoop), BuildError> {
+) -> Result<(BuiltScenario, ControlLoop, EndWatch), BuildError> {
     let Some(plan) = scenario.cosim_plan()? else {
         return Err(BuildError::NotCosim(scenario.path().to_path_buf()));
     };
@@ -222,8 +224,9 @@ pub fn build_batched(
         }
     }
     .map_err(|e| located(scenario, &plan, settings.t0, e))?;
+    let watch = cosim.end_watch();
     let run = built.control_loop_on(Box::new(cosim))?;
-    Ok((built, run))
+    Ok((built, run, watch))
 }
 
 /// The native part of the master: the native model's time-stepping

@@ -6,6 +6,7 @@
 use nonsmooth::control::ControlLoop;
 use nonsmooth::simulation::Strategy;
 use nonsmooth_cosim::scenario::{build_batched, BuildError, OpenFmus};
+use nonsmooth_cosim::EndWatch;
 use nonsmooth_scenario::{BuiltScenario, Scenario};
 
 use super::error::RunError;
@@ -16,12 +17,13 @@ use super::recording::RunOptions;
 /// other than time-stepping is refused (the FMUs are stepped at their
 /// communication points); `t_end` replaces the scenario's final time. In
 /// a batch, the FMUs stay open from point to point and the expressions
-/// are parsed once ([`Batch`]).
+/// are parsed once ([`Batch`]). The [`EndWatch`] tells whether an FMU
+/// ended the run early.
 pub(crate) fn build(
     scenario: &Scenario,
     options: &RunOptions,
     batch: Option<&mut Batch>,
-) -> Result<(BuiltScenario, ControlLoop), RunError> {
+) -> Result<(BuiltScenario, ControlLoop, EndWatch), RunError> {
     let path = scenario.path();
     if let Some(s) = options.strategy.filter(|&s| s != Strategy::TimeStepping) {
         return Err(RunError::Option {

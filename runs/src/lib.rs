@@ -48,7 +48,7 @@ mod recording;
 pub use error::RunError;
 pub use metrics::{Metric, MetricError};
 pub use point::{run_point, run_points, Batch, PointOutcome};
-pub use recording::{columns, run, run_built, EventRecord, Recording, RunOptions};
+pub use recording::{columns, run, run_built, EndedEarly, EventRecord, Recording, RunOptions};
 
 /// The control laws scenarios may name (the same catalog as the command
 /// line's).

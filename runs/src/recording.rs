@@ -53,6 +53,20 @@ pub struct Recording {
     pub steps: u64,
     /// Iterations of the one-step solvers, summed.
     pub solver_iterations: u64,
+    /// Set when an FMU of a co-simulation ended the run before its final
+    /// time (fmi2Terminated): the rows stop at [`EndedEarly::end`].
+    pub ended_early: Option<EndedEarly>,
+}
+
+/// A co-simulation that one of its FMUs ended before the final time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndedEarly {
+    /// The FMU that ended it.
+    pub fmu: String,
+    /// The FMU's time when it ended it (fmi2LastSuccessfulTime).
+    pub time: f64,
+    /// The time of the run's last row.
+    pub end: f64,
 }
 
 impl Recording {
@@ -105,8 +119,14 @@ pub(crate) fn run_in(
     batch: Option<&mut Batch>,
 ) -> Result<Recording, RunError> {
     if scenario.is_cosim() {
-        let (built, cl) = super::cosim::build(scenario, options, batch)?;
-        return record(&built, cl, scenario.path(), options);
+        let (built, cl, watch) = super::cosim::build(scenario, options, batch)?;
+        let mut rec = record(&built, cl, scenario.path(), options)?;
+        rec.ended_early = watch.get().map(|t| EndedEarly {
+            fmu: t.fmu,
+            time: t.time,
+            end: t.end,
+        });
+        return Ok(rec);
     }
     let built = match batch {
         Some(b) => scenario.build_cached(super::laws(), &b.parses)?,

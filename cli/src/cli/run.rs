@@ -90,7 +90,10 @@ pub fn long_help() -> &'static str {
      the scenario's sensors and controllers on their outputs and inputs\n\
      (docs/cosimulation.md); --events logs their communication points\n\
      (kind `communication`, object = the FMU). An FMU failing (at set-up or in\n\
-     a step) exits with 1, naming the FMU and the time."
+     a step) exits with 1, naming the FMU and the time; a failing step keeps\n\
+     the rows written up to it. An FMU that ends the simulation (fmi2Terminated)\n\
+     ends the run at that time: the rows up to it are written, a note names the\n\
+     FMU and the time, exit 0."
 }
 
 /// Why the command stopped.
@@ -107,7 +110,15 @@ fn quantity(value: &str) -> nonsmooth_scenario::Quantity {
     }
 }
 
-fn prepare(args: &RunArgs) -> Result<(BuiltScenario, ControlLoop), Failure> {
+/// A built run: the scenario, its loop and, for a co-simulation, the
+/// watch that tells whether an FMU ended it early.
+type Prepared = (
+    BuiltScenario,
+    ControlLoop,
+    Option<nonsmooth_cosim::EndWatch>,
+);
+
+fn prepare(args: &RunArgs) -> Result<Prepared, Failure> {
     let bad = |e: nonsmooth_scenario::ScenarioError| Failure::BadInput(e.to_string());
     let mut scenario = Scenario::from_file(&args.file).map_err(bad)?;
     for (name, value) in &args.set {
@@ -121,17 +132,23 @@ fn prepare(args: &RunArgs) -> Result<(BuiltScenario, ControlLoop), Failure> {
                  (time-stepping only)"
             )));
         }
-        return nonsmooth_cosim::scenario::build(&scenario, crate::cli::laws()).map_err(
-            |e| match e {
-                nonsmooth_cosim::scenario::BuildError::Fmu { .. } => Failure::Failed(e.to_string()),
-                e => Failure::BadInput(e.to_string()),
-            },
-        );
+        let (built, run, watch) = nonsmooth_cosim::scenario::build_batched(
+            &scenario,
+            crate::cli::laws(),
+            None,
+            &mut Default::default(),
+            None,
+        )
+        .map_err(|e| match e {
+            nonsmooth_cosim::scenario::BuildError::Fmu { .. } => Failure::Failed(e.to_string()),
+            e => Failure::BadInput(e.to_string()),
+        })?;
+        return Ok((built, run, Some(watch)));
     }
     let built = scenario.build_with(crate::cli::laws()).map_err(bad)?;
     let strategy = args.strategy.unwrap_or(built.strategy);
     let sim = built.control_loop_with(strategy).map_err(bad)?;
-    Ok((built, sim))
+    Ok((built, sim, None))
 }
 
 /// Progress on stderr: an `indicatif` bar of the simulated time (in
@@ -212,7 +229,7 @@ fn ensure_dir(dir: &Path) -> Result<(), Failure> {
 }
 
 fn simulate(args: &RunArgs) -> Result<(), Failure> {
-    let (built, mut sim) = prepare(args)?;
+    let (built, mut sim, end_watch) = prepare(args)?;
     ensure_dir(&args.out)?;
     let header = built.header();
     let mut csv = CsvFile::create(&args.out, &built.csv_file_name(), &header).map_err(|e| {
@@ -309,6 +326,25 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
             Err(e) => {
                 progress.clear();
                 let file = args.file.display();
+                if end_watch.is_some()
+                    && matches!(e, ControlError::Simulation(SimulationError::Imported(_)))
+                {
+                    // An FMU failed in a step: the rows up to the failure
+                    // are kept (docs/cosimulation.md, "Failures").
+                    let t = sim.time();
+                    let step = sim.plant().statistics().steps + 1;
+                    let csv_path = csv
+                        .finish()
+                        .map_err(|e| write_failed(&args.out.join(built.csv_file_name()), e))?;
+                    if let (Some(log), Some(path)) = (events, args.events.as_deref()) {
+                        log.finish().map_err(|e| write_failed(path, e))?;
+                    }
+                    return Err(Failure::Failed(format!(
+                        "{file}: simulation failed in step {step} from t = {t}: {e}; \
+                         the rows up to t = {t} are in {}",
+                        csv_path.display()
+                    )));
+                }
                 return Err(Failure::Failed(match e {
                     ControlError::Simulation(
                         SimulationError::SolverFailed { .. }
@@ -336,6 +372,13 @@ fn simulate(args: &RunArgs) -> Result<(), Failure> {
         .map_err(|e| write_failed(&args.out.join(built.csv_file_name()), e))?;
     if let (Some(log), Some(path)) = (events, args.events.as_deref()) {
         log.finish().map_err(|e| write_failed(path, e))?;
+    }
+    if let Some(ended) = end_watch.as_ref().and_then(|w| w.get()) {
+        // Not an error: the run ends where the FMU asked (exit 0).
+        eprintln!(
+            "nonsmooth run: note: {ended}; the rows up to t = {} are written",
+            ended.end
+        );
     }
     if !args.quiet {
         let stats = sim.plant().statistics();

@@ -13,7 +13,8 @@ pub enum VarType {
     Integer,
     /// fmi2Boolean.
     Boolean,
-    /// fmi2String (declared, not exchanged by the master).
+    /// fmi2String, or an FMI 3.0 type other than Float64, Int32 and
+    /// Boolean (declared, not exchanged by the master).
     String,
     /// An enumeration (exchanged as an integer).
     Enumeration,
@@ -82,11 +83,27 @@ pub struct Variable {
     /// Its unit, for a real whose `declaredType` names a `<SimpleType>` of
     /// `<TypeDefinitions>` with a `unit`. A `unit` written on the
     /// variable's own `<Real>` element is not read: the `fmi` crate's
-    /// FMI 2.0 schema (fmi-schema 0.7) does not keep it.
+    /// FMI 2.0 schema (fmi-schema 0.7) does not keep it. (FMI 3.0: the
+    /// variable's own `unit`, else its declared type's.)
     pub unit: Option<String>,
+    /// For an element of an FMI 3.0 array variable, its place in the
+    /// array (the value reference is the array's); `None` for a scalar.
+    pub element: Option<Element>,
 }
 
-/// The co-simulation capabilities the FMU declares.
+/// The place of an element in an FMI 3.0 array variable (row-major, as
+/// fmi3Get/Set exchange it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Element {
+    /// Its index in the flattened array, from 0.
+    pub index: u32,
+    /// The number of elements of the array.
+    pub len: u32,
+}
+
+/// The co-simulation capabilities the FMU declares (FMI 3.0:
+/// canGetAndSetFMUState, canSerializeFMUState,
+/// canHandleVariableCommunicationStepSize, canBeInstantiatedOnlyOncePerProcess).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Capabilities {
     /// canHandleVariableCommunicationStepSize.
@@ -185,6 +202,7 @@ impl Description {
                     start,
                     description: v.description.clone(),
                     unit,
+                    element: None,
                 }
             })
             .collect();

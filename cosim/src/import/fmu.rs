@@ -6,42 +6,68 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use fmi::fmi2::import::Fmi2Import;
+use fmi::schema::traits::FmiModelDescription;
 use fmi::traits::FmiImport;
+use tempfile::TempDir;
 use zip::ZipArchive;
 
 use super::description::Description;
 use crate::error::CosimError;
 
-/// A loaded FMI 2.0 co-simulation FMU.
+/// An unpacked FMI 3.0 archive: its binary and resources.
+#[derive(Debug)]
+pub(crate) struct Archive3 {
+    _dir: TempDir,
+    /// The shared library for this platform.
+    pub(crate) lib: PathBuf,
+    /// The resources folder (given to the FMU with a trailing `/`).
+    pub(crate) resources: PathBuf,
+}
+
+/// The FMI version of an FMU and what its instances are made from.
+#[derive(Debug)]
+pub(crate) enum Kind {
+    V2(Fmi2Import),
+    V3(Archive3),
+}
+
+/// A loaded co-simulation FMU (FMI 2.0 or 3.0).
 #[derive(Debug)]
 pub struct Fmu {
-    pub(crate) import: Fmi2Import,
+    pub(crate) kind: Kind,
     pub(crate) description: Description,
     path: PathBuf,
 }
 
 impl Fmu {
     /// Loads an FMU file: checks that it is a zip archive with a readable
-    /// FMI 2.0 modelDescription.xml, that it has a co-simulation interface
-    /// and a binary for this platform (`binaries/<platform>/<id>.so`).
+    /// FMI 2.0 or 3.0 modelDescription.xml, that it has a co-simulation
+    /// interface and a binary for this platform (FMI 2.0:
+    /// `binaries/linux64/<id>.so`, FMI 3.0: `binaries/x86_64-linux/<id>.so`
+    /// on this machine's kind).
     pub fn load(path: impl AsRef<Path>) -> Result<Arc<Fmu>, CosimError> {
         let path = path.as_ref().to_path_buf();
-        let file = std::fs::File::open(&path).map_err(|e| CosimError::Missing {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
+        if let Err(e) = std::fs::File::open(&path) {
+            return Err(CosimError::Missing {
+                path,
+                reason: e.to_string(),
+            });
+        }
         let corrupt = |reason: String| CosimError::Corrupt {
             path: path.clone(),
             reason,
         };
-        let peek = fmi::import::peek_descr(file).map_err(|e| corrupt(e.to_string()))?;
-        if !peek.fmi_version.starts_with("2.") {
-            return Err(CosimError::Version {
-                path,
-                version: peek.fmi_version.clone(),
-            });
+        let (dir, xml) = unpack(&path).map_err(corrupt)?;
+        let version = super::xml_check::check(&xml)
+            .map_err(|e| corrupt(format!("modelDescription.xml:{e}")))?;
+        if version.starts_with("3.") {
+            return load3(path, dir, &xml);
         }
-        let import = extract(&path).map_err(corrupt)?;
+        if !version.starts_with("2.") {
+            return Err(CosimError::Version { path, version });
+        }
+        let import = Fmi2Import::new(dir, &without_unknown_attributes(&xml))
+            .map_err(|e| corrupt(format!("modelDescription.xml: {e}")))?;
         let md = import.model_description();
         let Some(cs) = md.co_simulation.as_ref() else {
             return Err(CosimError::ModelExchangeOnly { path });
@@ -63,10 +89,18 @@ impl Fmu {
             });
         }
         Ok(Arc::new(Fmu {
-            import,
+            kind: Kind::V2(import),
             description,
             path,
         }))
+    }
+
+    /// The FMI version: 2 or 3.
+    pub fn fmi_version(&self) -> u32 {
+        match self.kind {
+            Kind::V2(_) => 2,
+            Kind::V3(_) => 3,
+        }
     }
 
     /// What the FMU declares.
@@ -80,11 +114,56 @@ impl Fmu {
     }
 }
 
-/// Unpacks the archive into a temporary directory and hands its
-/// modelDescription.xml to the `fmi` crate, without the FMI 2.0 attributes
-/// its strict schema (fmi-schema 0.7) does not know ([`UNKNOWN_TO_SCHEMA`]):
-/// they are informative (e.g. `author`) and the master does not use them.
-fn extract(path: &Path) -> Result<Fmi2Import, String> {
+/// Loads an unpacked FMI 3.0 FMU: reads its description with the `fmi`
+/// crate's FMI 3.0 schema, finds its binary.
+fn load3(path: PathBuf, dir: TempDir, xml: &str) -> Result<Arc<Fmu>, CosimError> {
+    let corrupt = |reason: String| CosimError::Corrupt {
+        path: path.clone(),
+        reason,
+    };
+    let md = fmi::fmi3::schema::Fmi3ModelDescription::deserialize(xml)
+        .map_err(|e| corrupt(format!("modelDescription.xml: {e}")))?;
+    let Some(cs) = md.co_simulation.as_ref() else {
+        return Err(CosimError::ModelExchangeOnly { path });
+    };
+    let description = super::fmi3::description(&md, cs)
+        .map_err(|e| corrupt(format!("modelDescription.xml: {e}")))?;
+    let platform = format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH);
+    let Some(folder) = super::fmi3::platform_folder() else {
+        return Err(CosimError::NoBinary {
+            path,
+            platform,
+            expected: "binaries/<platform>".into(),
+        });
+    };
+    let rel = format!(
+        "binaries/{folder}/{}{}",
+        description.model_identifier,
+        std::env::consts::DLL_SUFFIX
+    );
+    let lib = dir.path().join(&rel);
+    if !lib.is_file() {
+        return Err(CosimError::NoBinary {
+            path,
+            platform,
+            expected: rel,
+        });
+    }
+    let resources = dir.path().join("resources");
+    Ok(Arc::new(Fmu {
+        kind: Kind::V3(Archive3 {
+            lib,
+            resources,
+            _dir: dir,
+        }),
+        description,
+        path,
+    }))
+}
+
+/// Unpacks an archive into a temporary directory; returns it with the
+/// text of its modelDescription.xml.
+fn unpack(path: &Path) -> Result<(TempDir, String), String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut archive = ZipArchive::new(file).map_err(|e| format!("not a zip archive: {e}"))?;
     let dir = tempfile::Builder::new()
@@ -94,10 +173,12 @@ fn extract(path: &Path) -> Result<Fmi2Import, String> {
     archive
         .extract(dir.path())
         .map_err(|e| format!("cannot unpack it: {e}"))?;
-    let xml = std::fs::read_to_string(dir.path().join("modelDescription.xml"))
-        .map_err(|e| format!("modelDescription.xml: {e}"))?;
-    let xml = without_unknown_attributes(&xml);
-    Fmi2Import::new(dir, &xml).map_err(|e| format!("modelDescription.xml: {e}"))
+    let file = dir.path().join("modelDescription.xml");
+    if !file.is_file() {
+        return Err("the archive has no modelDescription.xml".into());
+    }
+    let xml = std::fs::read_to_string(&file).map_err(|e| format!("modelDescription.xml: {e}"))?;
+    Ok((dir, xml))
 }
 
 /// Attributes of `<fmiModelDescription>` that FMI 2.0 defines but that

@@ -2,11 +2,13 @@
 //! instances ([`Instance`]).
 
 mod description;
+mod fmi3;
 mod fmu;
 mod instance;
+mod xml_check;
 
 pub use description::{
-    Capabilities, Description, Start, VarCausality, VarType, VarVariability, Variable,
+    Capabilities, Description, Element, Start, VarCausality, VarType, VarVariability, Variable,
 };
 pub use fmu::Fmu;
 pub use instance::{Instance, SavedState, StepResult};

@@ -9,7 +9,7 @@ use nonsmooth::simulation::clock::run_clock;
 use nonsmooth::simulation::{EventKind, EventManager};
 
 use super::native::{Native, NativeSpec};
-use super::{CoSimulation, Slave, Src};
+use super::{CoSimulation, EndWatch, Slave, Src};
 use crate::error::CosimError;
 use crate::import::{Fmu, Instance, VarCausality, VarType, Variable};
 
@@ -375,6 +375,9 @@ impl CoSimulation {
             t0_tick,
             grid_ticks: grid,
             end_tick,
+            planned_end_tick: end_tick,
+            ended: None,
+            watch: EndWatch::default(),
             tick: t0_tick,
             events,
             instant: Vec::new(),

@@ -44,8 +44,16 @@
 //! and takes two half steps (recursively, down to 2⁻¹⁰ of the step);
 //! otherwise the run stops with [`crate::CosimError::Discarded`] naming the FMU
 //! and the time.
+//!
+//! **Termination.** When an FMU ends the simulation (fmi2Terminated after
+//! a discarded step, stopped at its last successful time τ), the run ends
+//! at the first point of the master's grid at or after τ: that instant is
+//! the last one, with an output row holding the ending FMU's values at τ
+//! (and the values other FMUs published there), and the master then
+//! reports `Finished` ([`CoSimulation::ended`], [`EndWatch`]).
 
 mod build;
+mod end;
 mod native;
 mod runtime;
 mod state;
@@ -56,6 +64,7 @@ use nonsmooth::modelling::Model;
 use nonsmooth::simulation::{Event, EventManager, TimeBase};
 
 pub use build::{Connection, Coupling, FmuSpec, MasterSettings};
+pub use end::{EndWatch, Termination};
 pub use native::{NativeInput, NativeRead, NativeSpec};
 /// Kept here for users of the master: the wrapper lives in the scenario
 /// crate, which gives it to controllers with `nominal = { A, B }`.
@@ -127,4 +136,11 @@ pub struct CoSimulation {
     native: Option<native::Native>,
     /// Its number of systems (the FMUs' systems follow them).
     n_native: usize,
+    /// The final tick asked for (`end_tick` is earlier once an FMU ended
+    /// the simulation).
+    planned_end_tick: i64,
+    /// The FMU that ended the simulation, if one did.
+    ended: Option<Termination>,
+    /// The same, shared with whoever built the run.
+    watch: EndWatch,
 }

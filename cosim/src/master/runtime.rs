@@ -9,53 +9,24 @@ use nonsmooth::simulation::{
     Statistics, StepOutcome, Strategy, TickGrid, TimeBase,
 };
 
-use super::{CoSimState, CoSimulation, Coupling, Slave, Src};
+use super::{CoSimState, CoSimulation, Coupling, EndWatch, Slave, Src, Termination};
 use crate::error::CosimError;
-use crate::import::{StepResult, VarType};
+use crate::import::StepResult;
 
 fn imported(e: CosimError) -> SimulationError {
     SimulationError::Imported(Box::new(e))
 }
 
-/// Writes one variable (value reference, type) from a real (integers
-/// rounded to nearest, booleans nonzero = true).
-fn write(s: &mut Slave, vr: u32, kind: VarType, x: f64) -> Result<(), CosimError> {
-    let vr = [vr];
-    match kind {
-        VarType::Real => s.inst.set_real(&vr, &[x]),
-        VarType::Integer | VarType::Enumeration => s.inst.set_integer(&vr, &[x.round() as i32]),
-        VarType::Boolean => s.inst.set_boolean(&vr, &[x != 0.0]),
-        VarType::String => Ok(()),
-    }
-}
-
-/// Reads one variable (value reference, type) as a real.
-fn read(s: &mut Slave, vr: u32, kind: VarType) -> Result<f64, CosimError> {
-    let vr = [vr];
-    Ok(match kind {
-        VarType::Real => {
-            let mut x = [0.0];
-            s.inst.get_real(&vr, &mut x)?;
-            x[0]
-        }
-        VarType::Integer | VarType::Enumeration => {
-            let mut x = [0];
-            s.inst.get_integer(&vr, &mut x)?;
-            x[0] as f64
-        }
-        VarType::Boolean => {
-            let mut x = [false];
-            s.inst.get_boolean(&vr, &mut x)?;
-            f64::from(u8::from(x[0]))
-        }
-        VarType::String => f64::NAN,
-    })
-}
-
 /// fmi2DoStep from the slave's point over `h` seconds ending at `t_next`,
 /// retrying a discarded step as two halves from the saved state when the
-/// FMU allows it (depth ≤ 10).
-fn step_with_retry(s: &mut Slave, h: f64, t_next: f64, depth: u32) -> Result<(), CosimError> {
+/// FMU allows it (depth ≤ 10). `Some(τ)` when the FMU ended the simulation
+/// at τ (fmi2Terminated) instead of reaching `t_next`.
+fn step_with_retry(
+    s: &mut Slave,
+    h: f64,
+    t_next: f64,
+    depth: u32,
+) -> Result<Option<f64>, CosimError> {
     let t = s.inst.time();
     if let Some(mut saved) = s.retry.take() {
         let r = s.inst.update_state(&mut saved);
@@ -63,11 +34,8 @@ fn step_with_retry(s: &mut Slave, h: f64, t_next: f64, depth: u32) -> Result<(),
         r?;
     }
     match s.inst.do_step(h, t_next)? {
-        StepResult::Done => Ok(()),
-        StepResult::Terminated { time } => Err(CosimError::Order {
-            fmu: s.inst.name().to_string(),
-            reason: format!("the FMU ended the simulation at t = {time} (fmi2Terminated)"),
-        }),
+        StepResult::Done => Ok(None),
+        StepResult::Terminated { time } => Ok(Some(time)),
         StepResult::Discarded => {
             let Some(saved) = s.retry.take().filter(|_| depth < 10) else {
                 return Err(CosimError::Discarded {
@@ -79,7 +47,9 @@ fn step_with_retry(s: &mut Slave, h: f64, t_next: f64, depth: u32) -> Result<(),
             s.retry = Some(saved);
             r?;
             let mid = t + 0.5 * h;
-            step_with_retry(s, 0.5 * h, mid, depth + 1)?;
+            if let Some(tau) = step_with_retry(s, 0.5 * h, mid, depth + 1)? {
+                return Ok(Some(tau));
+            }
             step_with_retry(s, t_next - mid, t_next, depth + 1)
         }
     }
@@ -96,8 +66,7 @@ impl CoSimulation {
             }
             // Connected inputs.
             for c in 0..self.slaves[i].connected.len() {
-                let (ref v, src) = self.slaves[i].connected[c];
-                let (vr, kind) = (v.value_reference, v.kind);
+                let src = self.slaves[i].connected[c].1;
                 let x = match src {
                     Src::Fmu(src, k) => {
                         let from = &self.slaves[src];
@@ -112,27 +81,71 @@ impl CoSimulation {
                         None => f64::NAN,
                     },
                 };
-                write(&mut self.slaves[i], vr, kind, x)?;
+                let Slave {
+                    inst, connected, ..
+                } = &mut self.slaves[i];
+                inst.write(&connected[c].0, x)?;
             }
             let s = &mut self.slaves[i];
             for k in 0..s.inputs.len() {
-                let x = s.g[s.n_out + k];
-                let (vr, kind) = (s.inputs[k].value_reference, s.inputs[k].kind);
-                write(s, vr, kind, x)?;
+                s.inst.write(&s.inputs[k], s.g[s.n_out + k])?;
             }
             let next = (now + s.step_ticks).min(self.end_tick);
             let t = self.base.seconds(now);
             let t_next = self.base.seconds(next);
-            step_with_retry(s, t_next - t, t_next, 0)?;
+            let ended = step_with_retry(s, t_next - t, t_next, 0)?;
             for k in 0..s.reads.len() {
-                let (vr, kind) = (s.reads[k].value_reference, s.reads[k].kind);
-                s.pending[k] = read(s, vr, kind)?;
+                s.pending[k] = s.inst.get_as_real(&s.reads[k])?;
             }
             s.next = next;
             s.stepped = true;
             self.steps += 1;
+            if let Some(tau) = ended {
+                self.end_at(i, tau, now, next);
+            }
         }
         Ok(())
+    }
+
+    /// FMU `i`, stepping from tick `now` towards `next`, ended the
+    /// simulation at τ: the run ends at the first grid point at or after
+    /// τ (τ within 1e-9 relative of a point is on it), where the FMU's
+    /// values at τ are published. The earliest of several terminations
+    /// wins.
+    fn end_at(&mut self, i: usize, tau: f64, now: i64, next: i64) {
+        let tps = self.base.ticks_per_second() as f64;
+        let from_t0 = tau * tps - self.t0_tick as f64;
+        let g = self.grid_ticks as f64;
+        let points = from_t0 / g;
+        let k = if (points - points.round()).abs() <= 1e-9 * points.abs().max(1.0) {
+            points.round()
+        } else {
+            points.ceil()
+        };
+        let tick = (self.t0_tick + (k as i64) * self.grid_ticks).clamp(now, next);
+        self.slaves[i].next = tick;
+        if tick < self.end_tick {
+            self.end_tick = tick;
+            let t = Termination {
+                fmu: self.slaves[i].inst.name().to_string(),
+                time: tau,
+                end: self.base.seconds(tick),
+            };
+            self.watch.set(Some(t.clone()));
+            self.ended = Some(t);
+        }
+    }
+
+    /// The FMU that ended the simulation before its final time, if one
+    /// did (fmi2Terminated).
+    pub fn ended(&self) -> Option<&Termination> {
+        self.ended.as_ref()
+    }
+
+    /// A handle on [`CoSimulation::ended`] that stays readable after the
+    /// master is handed to a control loop.
+    pub fn end_watch(&self) -> EndWatch {
+        self.watch.clone()
     }
 
     fn publish(&mut self, i: usize) {
@@ -220,7 +233,15 @@ impl Simulation for CoSimulation {
             self.start_steps().map_err(imported)?;
         }
         let mut instant = std::mem::take(&mut self.instant);
-        let t = self.events.pop_instant(&mut instant);
+        let t = if self.ended.is_some() && self.events.next_tick().is_none_or(|n| n > self.end_tick)
+        {
+            // An FMU ended the run between two instants: its last instant
+            // carries no event of the schedule.
+            instant.clear();
+            Some(self.end_tick).filter(|&e| e > self.tick)
+        } else {
+            self.events.pop_instant(&mut instant)
+        };
         let Some(t) = t.filter(|&t| t <= self.end_tick) else {
             self.instant = instant;
             return Ok(StepOutcome::Finished);

@@ -37,6 +37,8 @@ pub struct CoSimState {
     output: bool,
     steps: u64,
     slaves: Vec<SlaveState>,
+    end_tick: i64,
+    ended: Option<super::Termination>,
 }
 
 impl std::fmt::Debug for CoSimState {
@@ -81,6 +83,8 @@ impl CoSimulation {
             output: self.output,
             steps: self.steps,
             slaves,
+            end_tick: self.end_tick,
+            ended: self.ended.clone(),
         })
     }
 
@@ -111,6 +115,8 @@ impl CoSimulation {
         into.instant.clone_from(&self.instant);
         into.output = self.output;
         into.steps = self.steps;
+        into.end_tick = self.end_tick;
+        into.ended.clone_from(&self.ended);
         Ok(())
     }
 
@@ -146,6 +152,9 @@ impl CoSimulation {
         self.instant.clone_from(&state.instant);
         self.output = state.output;
         self.steps = state.steps;
+        self.end_tick = state.end_tick.min(self.planned_end_tick);
+        self.ended.clone_from(&state.ended);
+        self.watch.set(state.ended.clone());
         Ok(())
     }
 }

@@ -97,3 +97,59 @@ pub fn fmpy_simulate(fmu: &Path, h: f64, stop: f64, outputs: &[&str]) -> Vec<Vec
         .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
         .collect()
 }
+
+/// Builds the FMI 3.0 Reference FMUs (cmake, gcc) once per test binary
+/// and returns the folder that holds `<Model>.fmu`.
+pub fn reference_fmus3() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let src = root().join("../shared/fmus/Reference-FMUs");
+        assert!(src.is_dir(), "{} is missing", src.display());
+        let build = target_dir().join("reference-fmus-3");
+        let fmus = build.join("fmus");
+        if !fmus.join("StateSpace.fmu").exists() {
+            let ok = Command::new("cmake")
+                .arg("-S")
+                .arg(&src)
+                .arg("-B")
+                .arg(&build)
+                .args([
+                    "-DFMI_VERSION=3",
+                    "-DCMAKE_BUILD_TYPE=Release",
+                    "-DCMAKE_C_FLAGS=-Wno-error=stringop-truncation",
+                ])
+                .status()
+                .expect("cmake (apt-get install cmake gcc)")
+                .success();
+            assert!(ok, "cmake configure of the FMI 3.0 Reference FMUs failed");
+            let ok = Command::new("cmake")
+                .arg("--build")
+                .arg(&build)
+                .arg("-j2")
+                .status()
+                .expect("cmake")
+                .success();
+            assert!(ok, "cmake build of the FMI 3.0 Reference FMUs failed");
+        }
+        fmus
+    })
+}
+
+/// Runs a Python script in the FMI virtual environment and parses each
+/// line of its output as space-separated floats.
+pub fn python_rows(script: &str) -> Vec<Vec<f64>> {
+    let out = Command::new(venv_python())
+        .args(["-c", script])
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+        .collect()
+}
