@@ -18,7 +18,9 @@ use serve_support::*;
 /// the server with the CLI's message.
 #[test]
 fn every_example_runs_as_the_cli_writes_it() {
-    let server = Served::start(&manifest(), &[]);
+    // The larger examples (box_stack.toml) take a minute or more on a
+    // loaded machine: no run-time bound short of the test's own.
+    let server = Served::start(&manifest(), &["--max-run-time", "1800"]);
     let list = server.get("/api/scenarios");
     assert_eq!(list.status, 200);
     let list = list.json();
