@@ -66,6 +66,7 @@ fn options(
         strategy,
         t_end,
         events,
+        watch: None,
     })
 }
 

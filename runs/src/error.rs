@@ -44,6 +44,14 @@ pub enum RunError {
         /// What the simulation said.
         message: String,
     },
+    /// The run was stopped from outside ([`RunWatch::stop`](crate::RunWatch::stop)).
+    #[error("{}: the run was stopped at t = {t}", path.display())]
+    Stopped {
+        /// The scenario file.
+        path: PathBuf,
+        /// The time reached.
+        t: f64,
+    },
 }
 
 impl From<ScenarioError> for RunError {
@@ -68,7 +76,8 @@ impl RunError {
             },
             RunError::Option { path, .. }
             | RunError::FmuSetup { path, .. }
-            | RunError::Simulation { path, .. } => Some(path.clone()),
+            | RunError::Simulation { path, .. }
+            | RunError::Stopped { path, .. } => Some(path.clone()),
         }
     }
 
@@ -81,11 +90,11 @@ impl RunError {
     }
 
     /// True for bad input (the scenario or the options), false for a
-    /// simulation (or an FMU's set-up) that failed.
+    /// simulation (or an FMU's set-up) that failed or a run stopped.
     pub fn is_bad_input(&self) -> bool {
         !matches!(
             self,
-            RunError::Simulation { .. } | RunError::FmuSetup { .. }
+            RunError::Simulation { .. } | RunError::FmuSetup { .. } | RunError::Stopped { .. }
         )
     }
 }

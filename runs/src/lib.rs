@@ -44,11 +44,13 @@ mod error;
 mod metrics;
 mod point;
 mod recording;
+mod watch;
 
 pub use error::RunError;
 pub use metrics::{Metric, MetricError};
 pub use point::{run_point, run_points, Batch, PointOutcome};
 pub use recording::{columns, run, run_built, EndedEarly, EventRecord, Recording, RunOptions};
+pub use watch::RunWatch;
 
 /// The control laws scenarios may name (the same catalog as the command
 /// line's).

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use nonsmooth::control::ControlLoop;
 use nonsmooth::simulation::{EventKind, StepOutcome, Strategy};
@@ -11,6 +12,7 @@ use nonsmooth_scenario::{BuiltScenario, Scenario};
 
 use super::error::RunError;
 use super::point::Batch;
+use super::watch::RunWatch;
 
 /// Options of a run beyond the scenario's own settings.
 #[derive(Debug, Clone, Default)]
@@ -21,6 +23,9 @@ pub struct RunOptions {
     pub t_end: Option<f64>,
     /// Keep the event log ([`Recording::events`]).
     pub events: bool,
+    /// Report the time reached and stop when asked ([`RunWatch`]; none:
+    /// the run goes to its end unwatched).
+    pub watch: Option<Arc<RunWatch>>,
 }
 
 /// One line of the event log: the instant, the kind (`time_discretisation`,
@@ -192,9 +197,22 @@ fn record(
     };
     let mut row = vec![0.0; rec.header.len()];
     let mut names: HashMap<String, u32> = HashMap::new();
+    let watch = options.watch.as_deref();
+    if let Some(w) = watch {
+        w.start(built.settings.t0, built.settings.t_end);
+    }
     loop {
+        if let Some(w) = watch.filter(|w| w.is_stopped()) {
+            return Err(RunError::Stopped {
+                path: path.to_path_buf(),
+                t: w.time(),
+            });
+        }
         match cl.step() {
             Ok(StepOutcome::Advanced { t, .. }) => {
+                if let Some(w) = watch {
+                    w.reached(t);
+                }
                 if cl.plant().is_output_instant() {
                     built.row(&cl, &mut row);
                     rec.data.extend_from_slice(&row);

@@ -9,6 +9,7 @@ mod csv_out;
 mod fmu;
 mod plot;
 mod run;
+mod serve;
 mod solve;
 mod solve_friction;
 mod sweep;
@@ -60,6 +61,11 @@ pub enum Command {
     /// local cores, and write one row per run (parameters, metrics, error).
     #[command(after_long_help = sweep::long_help())]
     Sweep(sweep::SweepArgs),
+
+    /// Serve a browser workbench over the scenario files of a folder:
+    /// parameters as a form, runs, overlaid plots, CSV download, sweeps.
+    #[command(after_long_help = serve::long_help())]
+    Serve(serve::ServeArgs),
 }
 
 /// The control laws scenarios may name.
@@ -77,6 +83,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Fmu(args) => fmu::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
 

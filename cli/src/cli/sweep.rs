@@ -176,6 +176,7 @@ fn sweep(args: &SweepArgs) -> Result<bool, (u8, String)> {
         strategy: args.strategy,
         t_end: args.t_end,
         events: false,
+        watch: None,
     };
     let only: Vec<Metric> = metrics.iter().map(|(_, m)| m.clone()).collect();
     let bar = if !args.quiet && std::io::stderr().is_terminal() {
