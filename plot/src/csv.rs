@@ -130,7 +130,10 @@ pub fn read_csv_columns(path: impl AsRef<Path>) -> Result<CsvTable, PlotError> {
 /// spaces. Error columns count characters from the start of the record,
 /// reading each field as written when it was not quoted (a quoted field
 /// before the error shifts the column by its quotes).
-pub fn parse_csv_columns(reader: impl BufRead, path: impl AsRef<Path>) -> Result<CsvTable, PlotError> {
+pub fn parse_csv_columns(
+    reader: impl BufRead,
+    path: impl AsRef<Path>,
+) -> Result<CsvTable, PlotError> {
     let path = path.as_ref();
     let at = |line: usize, column: usize| Location {
         path: path.to_path_buf(),
