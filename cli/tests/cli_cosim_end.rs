@@ -82,7 +82,7 @@ fn csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
 fn euler(n: usize) -> f64 {
     let mut x: f64 = 1.0;
     for _ in 0..n {
-        x += (1.0 / 64.0) * (-1.0 * x + 0.0);
+        x += (1.0 / 64.0) * (-x + 0.0);
     }
     x
 }

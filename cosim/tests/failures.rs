@@ -31,7 +31,7 @@ const DT: f64 = 1.0 / 64.0;
 fn euler(n: usize) -> f64 {
     let mut x: f64 = 1.0;
     for _ in 0..n {
-        x += DT * (-1.0 * x + 0.0);
+        x += DT * (-x + 0.0);
     }
     x
 }
@@ -254,14 +254,9 @@ fn stair_ends_the_run_at_nine_as_fmpy_does() {
     )
     .unwrap();
     let mut rows = Vec::new();
-    loop {
-        match m.step().unwrap() {
-            StepOutcome::Advanced { t, .. } => {
-                if m.is_output_instant() {
-                    rows.push((t, m.q(SystemId(0))[0]));
-                }
-            }
-            StepOutcome::Finished => break,
+    while let StepOutcome::Advanced { t, .. } = m.step().unwrap() {
+        if m.is_output_instant() {
+            rows.push((t, m.q(SystemId(0))[0]));
         }
     }
     let fmpy = common::fmpy_simulate(&path, 0.2, 10.0, &["counter"]);

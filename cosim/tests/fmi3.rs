@@ -126,7 +126,7 @@ fn dahlquist_through_the_master_is_the_recursion_and_fmpy() {
     let mut x: f64 = 1.0;
     for (n, r) in rows.iter().enumerate() {
         assert!((r[1] - x).abs() <= 1e-15, "x at step {n}: {} vs {x}", r[1]);
-        x += 0.1 * (-1.0 * x);
+        x += 0.1 * -x;
     }
     let path = common::reference_fmus3().join("Dahlquist.fmu");
     let fmpy = common::fmpy_simulate(&path, 0.1, 10.0, &["x"]);

@@ -27,8 +27,8 @@ pub(crate) struct Archive3 {
 /// The FMI version of an FMU and what its instances are made from.
 #[derive(Debug)]
 pub(crate) enum Kind {
-    V2(Fmi2Import),
-    V3(Archive3),
+    V2(Box<Fmi2Import>),
+    V3(Box<Archive3>),
 }
 
 /// A loaded co-simulation FMU (FMI 2.0 or 3.0).
@@ -89,7 +89,7 @@ impl Fmu {
             });
         }
         Ok(Arc::new(Fmu {
-            kind: Kind::V2(import),
+            kind: Kind::V2(Box::new(import)),
             description,
             path,
         }))
@@ -151,11 +151,11 @@ fn load3(path: PathBuf, dir: TempDir, xml: &str) -> Result<Arc<Fmu>, CosimError>
     }
     let resources = dir.path().join("resources");
     Ok(Arc::new(Fmu {
-        kind: Kind::V3(Archive3 {
+        kind: Kind::V3(Box::new(Archive3 {
             lib,
             resources,
             _dir: dir,
-        }),
+        })),
         description,
         path,
     }))

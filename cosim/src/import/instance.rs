@@ -52,8 +52,8 @@ pub enum StepResult {
 
 /// The FMI binary behind an instance.
 enum Inner {
-    V2(InstanceCS),
-    V3(Instance3),
+    V2(Box<InstanceCS>),
+    V3(Box<Instance3>),
 }
 
 /// A state inside the FMU.
@@ -146,22 +146,22 @@ impl Instance {
     /// in errors and records).
     pub fn new(fmu: &Arc<Fmu>, name: &str) -> Result<Instance, CosimError> {
         let inner = match &fmu.kind {
-            Kind::V2(import) => {
-                Inner::V2(import.instantiate_cs(name, false, false).map_err(|e| {
-                    CosimError::Instantiate {
+            Kind::V2(import) => Inner::V2(Box::new(
+                import
+                    .instantiate_cs(name, false, false)
+                    .map_err(|e| CosimError::Instantiate {
                         fmu: name.to_string(),
                         reason: e.to_string(),
-                    }
-                })?)
-            }
-            Kind::V3(a) => Inner::V3(
+                    })?,
+            )),
+            Kind::V3(a) => Inner::V3(Box::new(
                 Instance3::new(&a.lib, name, &fmu.description.guid, &a.resources).map_err(
                     |reason| CosimError::Instantiate {
                         fmu: name.to_string(),
                         reason,
                     },
                 )?,
-            ),
+            )),
         };
         Ok(Instance {
             fmu: fmu.clone(),
@@ -281,10 +281,10 @@ impl Instance {
         }
         self.time = t0;
         let r = match &mut self.inner {
-            Inner::V2(i) => FmiInstance::enter_initialization_mode(i, None, t0, stop)
+            Inner::V2(i) => FmiInstance::enter_initialization_mode(i.as_mut(), None, t0, stop)
                 .map_err(|e| fail2("fmi2EnterInitializationMode", e))
                 .and_then(|_| {
-                    FmiInstance::exit_initialization_mode(i)
+                    FmiInstance::exit_initialization_mode(i.as_mut())
                         .map_err(|e| fail2("fmi2ExitInitializationMode", e))
                 })
                 .map(|_| ()),
@@ -731,7 +731,7 @@ impl Drop for Instance {
                     // fmi2Terminate before fmi2FreeInstance (the `fmi`
                     // crate frees the instance and its saved states when
                     // `inner` drops); its status is of no use here.
-                    let _ = FmiInstance::terminate(i);
+                    let _ = FmiInstance::terminate(i.as_mut());
                 }
             }
             Inner::V3(i) => {
